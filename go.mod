@@ -1,0 +1,3 @@
+module github.com/sbx-dev/sbx
+
+go 1.26.8
