@@ -1,0 +1,18 @@
+# Built-in profile: workspace.
+# The default for coding agents and build tools: read everything, write the
+# workspace (cwd) and the temporary directories, keep version-control and
+# agent metadata read-only, no network.
+
+profile "workspace" {
+  description = "Read everything, write the workspace and temp dirs (.git and similar read-only), no network"
+
+  filesystem {
+    read    = [root]
+    write   = [cwd, tmpdir, slash_tmp]
+    protect = [".git", ".hg", ".svn", ".jj", ".agents"]
+  }
+
+  network {
+    mode = "none"
+  }
+}

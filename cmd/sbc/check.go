@@ -1,0 +1,301 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/sbx-dev/sbx/builtin"
+	"github.com/sbx-dev/sbx/compiler"
+	"github.com/sbx-dev/sbx/compiler/diag"
+	"github.com/sbx-dev/sbx/ir"
+	"github.com/sbx-dev/sbx/policies"
+)
+
+const checkUsage = `Usage: sbc check [flags] PATH...
+
+Lint profiles with policy written in Rego (OPA): sbc's built-in rules
+and, with --policy, an organisation's own. A PATH is a profile file, a
+directory (searched recursively for *.hcl files, hidden directories
+skipped) or a compiled artifact (*.sbx.json). All profile files are
+compiled together, so profiles may extend each other across files.
+
+Policy follows conftest's conventions: deny and violation rules (and
+deny_NAME, violation_NAME) fail, warn rules warn, exception rules
+suppress findings by rule name or code. Organisation policy is evaluated
+in package main unless --namespace or --all-namespaces says otherwise;
+the built-in rules (package sbx.builtin.*) always run unless
+--no-builtin. Every finding points at the profile line it is about.
+
+Output formats (--format):
+  text     FAIL/WARN lines with the offending source lines, and a summary
+  json     {"summary": {...}, "results": [...]} for scripts
+  sarif    SARIF 2.1.0 for GitHub code scanning and other SARIF viewers
+  junit    JUnit XML for CI dashboards
+  github   GitHub Actions workflow commands (::error file=...,line=...::)
+
+Examples:
+  sbc check profiles/
+  sbc check --policy org-policy/ --fail-on-warn profiles/
+  sbc check --policy org.tar.gz --namespace sbx.org profiles/dev.hcl
+  sbc check --format sarif profiles/ > sbc.sarif
+
+Exit status: 0 no failures; 1 failures (or warnings with --fail-on-warn);
+2 usage error, unreadable or invalid profile or policy, or a policy that
+failed to evaluate.
+`
+
+// repeatedFlag is a repeatable string flag.
+type repeatedFlag []string
+
+func (l *repeatedFlag) String() string { return strings.Join(*l, ",") }
+
+func (l *repeatedFlag) Set(v string) error {
+	*l = append(*l, v)
+	return nil
+}
+
+// policyFlags are the flags that select policy, shared by check and
+// compile.
+type policyFlags struct {
+	policies   repeatedFlag
+	namespaces repeatedFlag
+	all        bool
+	noBuiltin  bool
+}
+
+func addPolicyFlags(fs *flag.FlagSet) *policyFlags {
+	pf := &policyFlags{}
+	fs.Var(&pf.policies, "policy", "add organisation policy from a `DIR`, a .rego file or an OPA bundle (.tar.gz); repeatable")
+	fs.Var(&pf.namespaces, "namespace", "evaluate organisation policy in package `NS` (default main); repeatable")
+	fs.BoolVar(&pf.all, "all-namespaces", false, "evaluate organisation policy in every package it declares")
+	fs.BoolVar(&pf.noBuiltin, "no-builtin", false, "do not evaluate sbc's built-in rules")
+	return pf
+}
+
+// engine prepares the policy, reporting problems on stderr. It returns nil
+// after reporting an error.
+func (pf *policyFlags) engine(e *env, cmd string) *policies.Engine {
+	eng, err := policies.New(context.Background(), policies.Options{
+		Policies:      pf.policies,
+		Namespaces:    pf.namespaces,
+		AllNamespaces: pf.all,
+		NoBuiltin:     pf.noBuiltin,
+		Print:         e.stderr,
+	})
+	if err != nil {
+		fmt.Fprintf(e.stderr, "sbc %s: policy error:\n%s\n", cmd, indentBlock(err.Error()))
+		return nil
+	}
+	return eng
+}
+
+func indentBlock(s string) string {
+	return "  " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n  ")
+}
+
+func checkCommand() *command {
+	return &command{
+		name:    "check",
+		summary: "Lint profiles with built-in and organisation policy (Rego)",
+		usage:   checkUsage,
+		setup: func(e *env, fs *flag.FlagSet) func([]string) int {
+			pf := addPolicyFlags(fs)
+			format := fs.String("format", "text", "output `format`: text, json, sarif, junit or github")
+			failOnWarn := fs.Bool("fail-on-warn", false, "exit 1 when there are warnings")
+			maxPerRule := fs.Int("max-per-rule", 10, "text output: show at most `N` findings of one code per file and count the rest (0: all)")
+			showExc := fs.Bool("show-exceptions", false, "text output: list the findings that exceptions suppressed")
+			return func(args []string) int {
+				f := policies.Format(*format)
+				valid := false
+				for _, x := range policies.Formats {
+					valid = valid || f == x
+				}
+				if !valid {
+					return usageError(e, "check", "unknown --format %q (want text, json, sarif, junit or github)", *format)
+				}
+				if len(args) == 0 {
+					return usageError(e, "check", "no input: name profile files or directories")
+				}
+				if *maxPerRule < 0 {
+					return usageError(e, "check", "--max-per-rule must not be negative")
+				}
+				return runCheck(e, args, pf, f, policies.WriteOptions{MaxPerRule: *maxPerRule, FailOnWarn: *failOnWarn, ShowExceptions: *showExc})
+			}
+		},
+	}
+}
+
+func runCheck(e *env, args []string, pf *policyFlags, format policies.Format, opts policies.WriteOptions) int {
+	inputs, srcs, code := loadProfiles(e, args)
+	if code != exitOK {
+		return code
+	}
+	eng := pf.engine(e, "check")
+	if eng == nil {
+		return exitUsage
+	}
+	rep := &policies.Report{
+		Results: eng.CheckAll(context.Background(), inputs),
+		Rules:   eng.Rules(),
+		Sources: srcs,
+		Tool:    compiler.Version,
+	}
+	if err := rep.Write(e.stdout, format, opts); err != nil {
+		fmt.Fprintf(e.stderr, "sbc check: writing the report: %v\n", err)
+		return exitUsage
+	}
+	for _, res := range rep.Results {
+		if res.Err != nil && format != policies.FormatText {
+			fmt.Fprintf(e.stderr, "sbc check: %v\n", res.Err)
+		}
+	}
+	return checkExit(rep.Summary(), opts.FailOnWarn)
+}
+
+// checkExit maps a check's outcome to conftest's exit codes.
+func checkExit(s policies.Summary, failOnWarn bool) int {
+	switch {
+	case s.Errors > 0:
+		return exitUsage
+	case s.Failures > 0, failOnWarn && s.Warnings > 0:
+		return exitInvalid
+	}
+	return exitOK
+}
+
+// loadProfiles compiles the profile files named by args (files,
+// directories, artifacts) and returns one policy input per profile.
+// Problems are reported on stderr with the exit code to return.
+func loadProfiles(e *env, args []string) ([]policies.Input, *diag.Sources, int) {
+	var files, artifacts []string
+	var ds diag.Diagnostics
+	for _, arg := range args {
+		st, err := os.Stat(arg)
+		if err != nil {
+			ds = ds.Errorf(diag.CodeIO, nil, "Cannot read "+arg, "%v", err)
+			continue
+		}
+		if !st.IsDir() && strings.HasSuffix(arg, ".json") {
+			artifacts = append(artifacts, arg)
+			continue
+		}
+		found, err := hclFiles(arg)
+		if err != nil {
+			ds = ds.Errorf(diag.CodeIO, nil, "Cannot read "+arg, "%v", err)
+			continue
+		}
+		if st.IsDir() && len(found) == 0 {
+			ds = ds.Errorf(diag.CodeUsage, nil, "No profile files in "+arg, "sbc check looks for *.hcl files in directories (hidden directories are skipped).")
+		}
+		files = append(files, found...)
+	}
+	srcs := diag.NewSources()
+	var inputs []policies.Input
+	if len(files) > 0 && !ds.HasErrors() {
+		res, more := compiler.CompileFiles(files)
+		srcs.Merge(res.Sources)
+		ds = append(ds, more...)
+		for _, p := range res.Profiles {
+			inputs = append(inputs, policies.Input{Profile: p, Fidelity: targetFidelity(p)})
+		}
+	}
+	for _, a := range artifacts {
+		_, p, err := ir.ReadArtifact(a)
+		if err != nil {
+			ds = ds.Errorf(diag.CodeUsage, nil, "Cannot check "+a, "%v", err)
+			continue
+		}
+		if data, err := os.ReadFile(p.Source.Filename); err == nil {
+			srcs.Add(p.Source.Filename, data)
+		}
+		inputs = append(inputs, policies.Input{Profile: p, Artifact: a, Fidelity: targetFidelity(p)})
+	}
+	if ds.HasErrors() {
+		e.report(ds, srcs, "text")
+		return nil, nil, exitUsage
+	}
+	if len(ds) > 0 {
+		e.report(ds, srcs, "text")
+	}
+	if len(inputs) == 0 {
+		fmt.Fprintln(e.stderr, "sbc check: the input declares no profiles")
+		return nil, nil, exitUsage
+	}
+	return inputs, srcs, exitOK
+}
+
+// targetFidelity returns the targets' fidelity reports for p, for the SBX010
+// rule. No target reports per-rule fidelity yet, so it returns nil.
+func targetFidelity(*ir.Profile) map[string]policies.FidelityReport {
+	return nil
+}
+
+// validate runs the check policy against profiles about to be written by
+// compile (artifacts maps a profile's name to its artifact path) and
+// returns the findings as diagnostics: failures as errors, so that no
+// artifact is written, warnings as warnings. Built-in profiles are checked
+// against organisation policy only: the built-in rules' opinions about
+// sbc's own profiles (network-off writes "/") are deliberate.
+func (pf *policyFlags) validate(profiles []*ir.Profile, artifacts map[string]string) diag.Diagnostics {
+	var ds diag.Diagnostics
+	eng, err := policies.New(context.Background(), policies.Options{
+		Policies:      pf.policies,
+		Namespaces:    pf.namespaces,
+		AllNamespaces: pf.all,
+		NoBuiltin:     pf.noBuiltin,
+	})
+	if err != nil {
+		return ds.Errorf(diag.CodeUsage, nil, "Invalid policy", "%v", err)
+	}
+	inputs := make([]policies.Input, len(profiles))
+	for i, p := range profiles {
+		inputs[i] = policies.Input{Profile: p, Artifact: artifacts[p.Name], Fidelity: targetFidelity(p)}
+	}
+	failing := 0
+	for _, res := range eng.CheckAll(context.Background(), inputs) {
+		if res.Err != nil {
+			ds = ds.Errorf(diag.CodeUsage, nil, fmt.Sprintf("Policy failed to evaluate for profile %q", res.Profile), "%v", res.Err)
+			continue
+		}
+		if strings.HasPrefix(res.File, builtin.SourcePrefix) {
+			res.Failures = dropBuiltin(res.Failures)
+			res.Warnings = dropBuiltin(res.Warnings)
+		}
+		if len(res.Failures) > 0 {
+			failing++
+		}
+		for _, f := range append(res.Failures, res.Warnings...) {
+			d := diag.Diagnostic{Severity: diag.Error, Code: f.Code, Summary: f.Code + ": " + f.Message, Range: f.Range,
+				Detail: fmt.Sprintf("From policy rule %s.", f.Rule)}
+			if f.Severity == policies.Warning {
+				d.Severity = diag.Warning
+			}
+			ds = append(ds, d)
+		}
+	}
+	if failing > 0 {
+		ds = ds.Errorf("policy", nil, fmt.Sprintf("No artifact written: %s failed policy", nounCount(failing, "profile")),
+			"Fix the findings above, or suppress them with an exception rule in organisation policy ('sbc check' lints without compiling).")
+	}
+	return ds
+}
+
+func dropBuiltin(fs []policies.Finding) []policies.Finding {
+	out := fs[:0]
+	for _, f := range fs {
+		if !strings.HasPrefix(f.Rule, policies.BuiltinNamespace+".") {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func nounCount(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}

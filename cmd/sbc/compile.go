@@ -1,0 +1,314 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/sbx-dev/sbx/builtin"
+	"github.com/sbx-dev/sbx/compiler"
+	"github.com/sbx-dev/sbx/compiler/diag"
+	"github.com/sbx-dev/sbx/ir"
+)
+
+const compileUsage = `Usage: sbc compile [-p NAME] [-o PATH|DIR|-] [--format text|json] [FILE...]
+
+Compile profiles into artifacts: the canonical IR of one profile, its
+SHA-256 digest, and the output of every target compiler. sbx runs
+artifacts; it never reads HCL.
+
+All FILEs are compiled together: a profile may extend any profile in them
+and any built-in profile. Every profile in them must be valid, even those
+not selected.
+
+Which profiles are written:
+  -p NAME      that profile (a profile in the FILEs or a built-in; with
+               no FILEs, a built-in)
+  no -p        the only profile in the FILEs; with several, -o must name
+               a directory and each is written to DIR/NAME.sbx.json
+
+Where:
+  no -o        NAME.sbx.json in the current directory
+  -o FILE      that file (if it exists, it must be an sbx artifact: sbc
+               never overwrites anything else)
+  -o DIR       DIR/NAME.sbx.json, for an existing DIR or several profiles
+  -o -         standard output
+
+Files are written atomically (a temporary file renamed into place).
+Diagnostics go to standard error.
+
+Examples:
+  sbc compile dev.hcl
+  sbc compile team.hcl base.hcl -p ci -o build/ci.sbx.json
+  sbc compile profiles/*.hcl -o build/
+  sbc compile -p workspace -o -
+  sbc compile --format json dev.hcl 2> diagnostics.json
+
+Exit status: 0 compiled; 1 a profile is invalid; 2 usage or I/O error.
+`
+
+func compileCommand() *command {
+	return &command{
+		name:    "compile",
+		summary: "Compile profiles into artifacts for sbx",
+		usage:   compileUsage,
+		setup: func(e *env, fs *flag.FlagSet) func([]string) int {
+			name := fs.String("p", "", "compile only the profile `NAME`")
+			out := fs.String("o", "", "write to `PATH` (a file, a directory, or - for stdout)")
+			format := formatFlag(fs)
+			pf := addPolicyFlags(fs)
+			return func(files []string) int {
+				if !checkFormat(e, "compile", *format) {
+					return exitUsage
+				}
+				return runCompile(e, files, *name, *out, *format, pf)
+			}
+		},
+	}
+}
+
+// output is one artifact to write.
+type output struct {
+	profile string
+	path    string // "-" for stdout
+	data    []byte
+}
+
+func runCompile(e *env, files []string, name, out, format string, pf *policyFlags) int {
+	if len(files) == 0 && name == "" {
+		return usageError(e, "compile", "no input: name profile files, or a built-in profile with -p NAME (built-ins: %s)", strings.Join(builtin.Names(), ", "))
+	}
+	srcs := diag.NewSources()
+	var ds diag.Diagnostics
+	var profiles []*ir.Profile
+	var inFiles []string // names of the profiles in files
+	if len(files) > 0 {
+		res, more := compiler.CompileFiles(files)
+		inFiles = res.Names()
+		srcs.Merge(res.Sources)
+		ds = append(ds, more...)
+		profiles = res.Profiles
+		if name != "" {
+			profiles = nil
+			if p := res.Profile(name); p != nil {
+				profiles = []*ir.Profile{p}
+			}
+		}
+	}
+	if name != "" && len(profiles) == 0 && !ds.HasErrors() {
+		if !builtin.Has(name) {
+			ds = ds.Errorf(diag.CodeUsage, nil, fmt.Sprintf("No profile %q", name),
+				"-p names a profile in the input files (%s) or a built-in profile (%s).", listOrNone(inFiles), strings.Join(builtin.Names(), ", "))
+			e.report(ds, srcs, format)
+			return exitCode(ds)
+		}
+		res, more := compiler.CompileBuiltin(name)
+		srcs.Merge(res.Sources)
+		ds = append(ds, more...)
+		profiles = res.Profiles
+	}
+	if ds.HasErrors() {
+		e.report(ds, srcs, format)
+		return exitCode(ds)
+	}
+	if len(profiles) == 0 {
+		ds = ds.Errorf("no-profiles", nil, "Nothing to compile", "The input files declare no profiles.")
+		e.report(ds, srcs, format)
+		return exitCode(ds)
+	}
+
+	var outs []output
+	for _, p := range profiles {
+		a, more := compiler.Artifact(p, targets())
+		ds = append(ds, more...)
+		if a == nil {
+			continue
+		}
+		data, err := a.Encode()
+		if err != nil {
+			ds = ds.Errorf(diag.CodeInternal, nil, "Cannot encode the artifact", "%v", err)
+			continue
+		}
+		outs = append(outs, output{profile: p.Name, data: data})
+	}
+	if ds.HasErrors() {
+		e.report(ds, srcs, format)
+		return exitCode(ds)
+	}
+
+	ds = append(ds, placeOutputs(outs, out)...)
+	if ds.HasErrors() {
+		e.report(ds, srcs, format)
+		return exitCode(ds)
+	}
+	// Policy (sbc check's rules) must pass before anything is written.
+	artifactPaths := map[string]string{}
+	for _, o := range outs {
+		artifactPaths[o.profile] = o.path
+	}
+	ds = append(ds, pf.validate(profiles, artifactPaths)...)
+	if ds.HasErrors() {
+		e.report(ds, srcs, format)
+		return exitCode(ds)
+	}
+	var wrote []string
+	for _, o := range outs {
+		if o.path == "-" {
+			if _, err := e.stdout.Write(o.data); err != nil {
+				ds = ds.Errorf(diag.CodeIO, nil, "Cannot write to standard output", "%v", err)
+			}
+			continue
+		}
+		if err := writeAtomic(o.path, o.data); err != nil {
+			ds = ds.Errorf(diag.CodeIO, nil, fmt.Sprintf("Cannot write %s", o.path), "%v", err)
+			continue
+		}
+		wrote = append(wrote, fmt.Sprintf("sbc: wrote %s (profile %s)\n", o.path, o.profile))
+	}
+	if format == "json" || len(ds) > 0 {
+		e.report(ds, srcs, format)
+	}
+	if format == "text" {
+		for _, w := range wrote {
+			fmt.Fprint(e.stderr, w)
+		}
+	}
+	return exitCode(ds)
+}
+
+func listOrNone(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
+
+// placeOutputs decides where each artifact goes, following the rules in
+// compileUsage.
+func placeOutputs(outs []output, out string) diag.Diagnostics {
+	var ds diag.Diagnostics
+	isDir := false
+	if out != "" && out != "-" {
+		if st, err := os.Stat(out); err == nil && st.IsDir() {
+			isDir = true
+		}
+	}
+	if len(outs) > 1 {
+		names := make([]string, len(outs))
+		for i, o := range outs {
+			names[i] = o.profile
+		}
+		switch {
+		case out == "" || out == "-":
+			return ds.Errorf(diag.CodeUsage, nil, fmt.Sprintf("The input has %d profiles", len(outs)),
+				"Choose one with -p NAME (%s), or write them all with -o DIR.", strings.Join(names, ", "))
+		case !isDir:
+			if err := os.MkdirAll(out, 0o755); err != nil {
+				return ds.Errorf(diag.CodeIO, nil, fmt.Sprintf("Cannot create directory %s", out), "%v", err)
+			}
+			isDir = true
+		}
+	}
+	for i := range outs {
+		o := &outs[i]
+		switch {
+		case out == "-":
+			o.path = "-"
+		case out == "":
+			o.path = o.profile + ".sbx.json"
+		case isDir:
+			o.path = filepath.Join(out, o.profile+".sbx.json")
+		default:
+			o.path = out
+		}
+		if o.path != "-" {
+			if err := checkOverwrite(o.path); err != nil {
+				ds = ds.Errorf(diag.CodeIO, nil, fmt.Sprintf("Refusing to overwrite %s", o.path), "%v", err)
+			}
+		}
+	}
+	return ds
+}
+
+// checkOverwrite returns an error unless path does not exist, is empty, or
+// holds an sbx artifact (of any version). Artifacts always begin with their
+// "format" member, so reading the first token or three is enough.
+func checkOverwrite(path string) error {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file", path)
+	}
+	if st.Size() == 0 {
+		return nil
+	}
+	dec := json.NewDecoder(io.LimitReader(f, 64<<10))
+	tok := func() json.Token {
+		t, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		return t
+	}
+	if d, ok := tok().(json.Delim); ok && d == '{' {
+		if k, ok := tok().(string); ok && k == "format" {
+			if v, ok := tok().(string); ok && strings.HasPrefix(v, "sbx.artifact/") {
+				return nil
+			}
+		}
+	}
+	return fmt.Errorf("the file exists and is not an sbx artifact. sbc only replaces its own artifacts; delete the file or choose another path with -o")
+}
+
+// writeAtomic writes data to path atomically: into a temporary file in the
+// same directory, then renamed over path, so that sbx never reads a
+// half-written artifact (nor an editor a half-formatted profile). An
+// existing file's permissions are kept.
+func writeAtomic(path string, data []byte) error {
+	mode := fs.FileMode(0o644)
+	if st, err := os.Stat(path); err == nil {
+		mode = st.Mode().Perm()
+	}
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	tmp, err := os.CreateTemp(dir, "."+base+".*.tmp")
+	if err != nil {
+		return err
+	}
+	name := tmp.Name()
+	defer os.Remove(name) // after a successful rename this fails harmlessly
+	if _, err := io.Copy(tmp, bytes.NewReader(data)); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(name, mode); err != nil {
+		return err
+	}
+	return os.Rename(name, path)
+}

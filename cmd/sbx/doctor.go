@@ -1,0 +1,247 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+
+	"github.com/sbx-dev/sbx/builtin"
+	"github.com/sbx-dev/sbx/executor"
+	"github.com/sbx-dev/sbx/ir"
+	"github.com/sbx-dev/sbx/targets/landlock"
+)
+
+// landlockPlan returns the artifact's Landlock plan, or computes it from the
+// IR with the same code sbc uses when the artifact has none.
+func landlockPlan(a *ir.Artifact, p *ir.Profile) (*landlock.Plan, error) {
+	var pl landlock.Plan
+	ok, err := a.Target(landlock.TargetName, &pl)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("profile %s: %w: recompile it with sbc", p.Name, err)
+	case !ok:
+		return landlock.Compile(p)
+	case pl.Format != landlock.PlanFormat:
+		return nil, fmt.Errorf("profile %s: Landlock plan format %q is not supported (this sbx reads %q): recompile it with a matching sbc", p.Name, pl.Format, landlock.PlanFormat)
+	}
+	return &pl, nil
+}
+
+// noSandbox stands for an unsandboxed profile, so that --json results say
+// loudly that nothing was enforced.
+type noSandbox struct{ profile string }
+
+func (noSandbox) Wrap(*exec.Cmd) error { return nil }
+
+func (n noSandbox) Report() any {
+	return map[string]any{
+		"mechanism":   "none",
+		"profile":     n.profile,
+		"unsandboxed": true,
+		"warning":     "NO SANDBOX: the command ran with every right of the user running sbx",
+	}
+}
+
+var _ executor.Sandbox = noSandbox{}
+
+// reporter is implemented by sandboxes that describe their bound plan.
+type reporter interface{ Report() any }
+
+// dryRun prints what sbx run would enforce, without running anything.
+func dryRun(p *profile, sb executor.Sandbox, o *runOptions, stdout, stderr io.Writer) int {
+	rep := sb.Report()
+	if o.emit != "" {
+		sp, ok := sb.(interface{ Spec() *landlock.Spec })
+		if o.emit != "landlockconfig" || !ok || sp.Spec() == nil {
+			fmt.Fprintf(stderr, "sbx: --emit %q: only landlockconfig, for a sandboxed profile on Linux\n", o.emit)
+			return exitFailure
+		}
+		c, warns := landlock.ToLandlockConfig(sp.Spec())
+		data, err := c.Encode()
+		if err != nil {
+			fmt.Fprintf(stderr, "sbx: %v\n", err)
+			return exitFailure
+		}
+		stdout.Write(data)
+		for _, w := range warns {
+			fmt.Fprintf(stderr, "sbx: landlockconfig: %s\n", w)
+		}
+		return exitOK
+	}
+	if o.json {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(map[string]any{"argv": o.argv, "sandbox": rep}); err != nil {
+			fmt.Fprintf(stderr, "sbx: %v\n", err)
+			return exitFailure
+		}
+		return exitOK
+	}
+	r, ok := rep.(*landlock.Report)
+	if !ok {
+		fmt.Fprintf(stdout, "profile %s: NO SANDBOX, the command would run with all of your rights\n", p.name)
+		return exitOK
+	}
+	writeReport(stdout, r)
+	return exitOK
+}
+
+func writeReport(w io.Writer, r *landlock.Report) {
+	fmt.Fprintf(w, "profile %s: Landlock ABI %d in use (kernel %d", r.Profile, r.ABI, r.KernelABI)
+	if r.ABICap > 0 {
+		fmt.Fprintf(w, ", capped to %d", r.ABICap)
+	}
+	fmt.Fprintf(w, "), the profile needs %d for exact enforcement", r.RequiredABI)
+	if r.Degraded {
+		fmt.Fprint(w, " -- DEGRADED")
+	}
+	fmt.Fprintf(w, "\nnetwork: %s\n\nbound rules:\n", r.Network)
+	for _, b := range r.Bound {
+		fmt.Fprintf(w, "  %-5s %-40s %s (%s)\n", b.Access, b.Path, b.Symbolic, b.Source)
+	}
+	for _, d := range r.Dropped {
+		fmt.Fprintf(w, "  dropped %s: %s (%s)\n", d.Rule, d.Reason, d.Source)
+	}
+	fmt.Fprintln(w, "\nmount namespace:")
+	for _, m := range r.Mounts {
+		extra := ""
+		if len(m.Keep) > 0 {
+			var ks []string
+			for _, k := range m.Keep {
+				ks = append(ks, k.Rel)
+			}
+			extra = " keeping " + strings.Join(ks, ", ")
+		}
+		fmt.Fprintf(w, "  %-15s %s%s\n", m.Kind, m.Path, extra)
+	}
+	fmt.Fprintln(w, "\nLandlock rules:")
+	for _, g := range r.Grants {
+		fmt.Fprintf(w, "  %-40s %s\n", g.Path, g.Rights)
+	}
+	for _, p := range r.Ports {
+		fmt.Fprintf(w, "  tcp port %-31d %s\n", p.Port, strings.Join(p.Rights.Names(), "|"))
+	}
+	for _, nc := range r.NoCreate {
+		fmt.Fprintf(w, "  no creation directly in %s (missing: %s)\n", nc.Dir, strings.Join(nc.Missing, ", "))
+	}
+	fmt.Fprintln(w, "\nseccomp:")
+	for _, s := range r.Seccomp {
+		fmt.Fprintf(w, "  %s\n", s)
+	}
+	fmt.Fprintln(w, "\nbase allowances:")
+	for _, s := range r.Base {
+		fmt.Fprintf(w, "  %s\n", s)
+	}
+	fmt.Fprintln(w, "\nfidelity:")
+	for _, f := range r.Fidelity {
+		fmt.Fprintf(w, "  %-13s %-32s %s", f.Level, f.Rule, f.Source)
+		if f.Mechanism != "" {
+			fmt.Fprintf(w, " [%s]", f.Mechanism)
+		}
+		if f.Detail != "" {
+			fmt.Fprintf(w, "\n                %s", f.Detail)
+		}
+		fmt.Fprintln(w)
+	}
+	for _, n := range r.NotEnforced {
+		fmt.Fprintf(w, "  NOT ENFORCED at ABI %d: %s (%s) needs ABI %d for %s: %s\n", r.ABI, n.Rule, n.Source, n.ABI, n.Feature, n.Fallback)
+	}
+}
+
+const doctorUsage = `Usage: sbx doctor [--json]
+
+Reports the kernel, its Landlock ABI, user namespaces and seccomp, and for
+each built-in profile whether this machine can enforce it exactly, and if
+not, why.
+`
+
+// profileStatus is one built-in profile's line of sbx doctor.
+type profileStatus struct {
+	Name        string   `json:"name"`
+	Sandboxed   bool     `json:"sandboxed"`
+	RequiredABI int      `json:"required_abi,omitempty"`
+	Exact       bool     `json:"exact"`
+	Runs        bool     `json:"runs"`
+	Why         []string `json:"why,omitempty"`
+}
+
+// doctorCommand implements "sbx doctor".
+func doctorCommand(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("sbx doctor", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	asJSON := fs.Bool("json", false, "")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, doctorUsage)
+			return exitOK
+		}
+		return reportFailure(stderr, doctorUsage, usagef("%v", err))
+	}
+	abi := kernelABI()
+	nsOK, nsWhy := namespacesUsable()
+	var profiles []profileStatus
+	for _, name := range builtin.Names() {
+		st := profileStatus{Name: name, Exact: true, Runs: true}
+		a, ip, err := builtin.Load(name)
+		if err == nil && !ip.Unsandboxed {
+			var pl *landlock.Plan
+			if pl, err = landlockPlan(a, ip); err == nil {
+				st.Sandboxed, st.RequiredABI = true, pl.MinABI
+				if abi < pl.MinABI {
+					st.Exact = false
+					for _, r := range pl.Requirements {
+						if r.ABI > abi {
+							st.Why = append(st.Why, fmt.Sprintf("%s needs Landlock ABI %d (Linux %s) for %s; below it: %s", r.Rule, r.ABI, r.Kernel, r.Feature, r.Fallback))
+						}
+					}
+					st.Why = append(st.Why, "sbx refuses it unless --allow-degraded")
+				}
+				if !nsOK {
+					st.Exact, st.Runs = false, false
+					st.Why = append(st.Why, "cannot create the mount and PID namespaces: "+nsWhy)
+				}
+				for _, f := range pl.Fidelity {
+					if f.Level == landlock.LevelRestrictive || f.Level == landlock.LevelPartial || f.Level == landlock.LevelUnenforceable {
+						st.Why = append(st.Why, fmt.Sprintf("%s: %s: %s", f.Rule, f.Level, f.Detail))
+					}
+				}
+			}
+		}
+		if err != nil {
+			st.Exact, st.Runs = false, false
+			st.Why = append(st.Why, err.Error())
+		}
+		profiles = append(profiles, st)
+	}
+	features := probeFeatures()
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.Encode(map[string]any{"machine": features, "profiles": profiles})
+		return exitOK
+	}
+	b, _ := json.MarshalIndent(features, "", "  ")
+	fmt.Fprintf(stdout, "machine:\n%s\n\nbuilt-in profiles:\n", indent(string(b)))
+	for _, st := range profiles {
+		switch {
+		case !st.Sandboxed && st.Runs:
+			fmt.Fprintf(stdout, "  %-20s no sandbox (unsandboxed profile)\n", st.Name)
+		case st.Exact:
+			fmt.Fprintf(stdout, "  %-20s enforced exactly here (needs Landlock ABI %d)\n", st.Name, st.RequiredABI)
+		case st.Runs:
+			fmt.Fprintf(stdout, "  %-20s NOT exact here (needs Landlock ABI %d)\n", st.Name, st.RequiredABI)
+		default:
+			fmt.Fprintf(stdout, "  %-20s cannot run here\n", st.Name)
+		}
+		for _, w := range st.Why {
+			fmt.Fprintf(stdout, "      - %s\n", w)
+		}
+	}
+	return exitOK
+}
+
+func indent(s string) string { return "  " + strings.ReplaceAll(s, "\n", "\n  ") }

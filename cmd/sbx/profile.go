@@ -1,0 +1,86 @@
+package main
+
+import (
+	"time"
+
+	"github.com/sbx-dev/sbx/builtin"
+	"github.com/sbx-dev/sbx/executor"
+	"github.com/sbx-dev/sbx/ir"
+	"github.com/sbx-dev/sbx/targets/landlock"
+)
+
+// defaultProfile is the profile used without --profile or --artifact.
+const defaultProfile = "workspace"
+
+// profile is what "sbx run" takes from a policy.
+type profile struct {
+	// name is the profile's name (or the artifact's path).
+	name string
+	// env builds the command's environment from sbx's own.
+	env func(parent []string) []string
+	// timeout is the profile's expiration for the shell capture policy;
+	// zero means the executor's default.
+	timeout time.Duration
+	// outputCap is the profile's per-stream cap; zero means the default.
+	outputCap int
+	// allowsNoSandbox reports that the profile enforces nothing, so that no
+	// sandbox needs to be applied.
+	allowsNoSandbox bool
+	// ir is the profile's IR; plan its Landlock plan (from the artifact, or
+	// computed from the IR by the same code when the artifact has none).
+	ir   *ir.Profile
+	plan *landlock.Plan
+}
+
+// loadProfile resolves --profile and --artifact to a profile. It is the one
+// place that knows where policies come from: built-in profiles (package
+// builtin, precompiled artifacts) and artifact files (ir.ReadArtifact) plug
+// in here.
+func loadProfile(name, artifact string) (*profile, error) {
+	var (
+		a   *ir.Artifact
+		ip  *ir.Profile
+		err error
+	)
+	if artifact != "" {
+		a, ip, err = ir.ReadArtifact(artifact)
+	} else {
+		if name == "" {
+			name = defaultProfile
+		}
+		a, ip, err = builtin.Load(name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	p := &profile{
+		name:            ip.Name,
+		env:             ip.Process.Env.Build,
+		timeout:         time.Duration(ip.Process.TimeoutMS) * time.Millisecond,
+		outputCap:       int(ip.Process.OutputCap),
+		allowsNoSandbox: ip.Unsandboxed,
+		ir:              ip,
+	}
+	if artifact != "" {
+		p.name = artifact
+	}
+	p.plan, err = landlockPlan(a, ip)
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// inheritEnv is the environment policy of danger-full-access: everything
+// sbx has. Profiles with an env policy replace it (ir.BuildEnv).
+func inheritEnv(parent []string) []string { return parent }
+
+// newSandbox returns the sandbox that enforces p on this platform, or nil
+// when p enforces nothing. Platform launchers (Landlock on Linux) plug in
+// here; a profile that cannot be enforced is an error (exit 125).
+func newSandbox(p *profile, o *runOptions) (executor.Sandbox, error) {
+	if p.allowsNoSandbox {
+		return noSandbox{profile: p.name}, nil
+	}
+	return platformSandbox(p, o)
+}

@@ -1,0 +1,335 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/sbx-dev/sbx/executor"
+)
+
+const runUsage = `Usage: sbx run [flags] [--] CMD [ARG...]
+
+Runs CMD under a sandbox profile. Output streams live to the terminal as the
+command writes it; sbx adds one status line on stderr only when the command
+timed out, was cancelled, could not be started, or sbx itself failed. With
+--json or --events the result is structured instead (see the README).
+
+Flags:
+  --profile NAME       built-in profile: workspace (default), workspace-net,
+                       read-only, network-off, danger-full-access (no sandbox)
+  --artifact FILE      compiled policy artifact (sbc compile)
+  --dry-run            print the bound rules, mounts, Landlock rules, seccomp
+                       filter and fidelity instead of running (--json: as JSON)
+  --emit landlockconfig  with --dry-run: print the bound Landlock ruleset in
+                       the landlockconfig JSON format (what it cannot express
+                       is listed on stderr)
+  --cwd DIR            working directory of the command (default: the current one)
+  --timeout DUR        expiration, e.g. 30s, 2m; 0 disables it (default 10s)
+  --output-cap SIZE    bytes retained per stream, e.g. 1MiB, 512KiB, 10MB (default 1MiB)
+  --retain MODE        head (default) or head-tail: keep the start and the end
+  --capture POLICY     shell (default) or full-buffer: no cap, no expiration
+  --json               print one JSON result object when the command ends
+  --events             print JSON lines as the command runs: start, output, exit
+  --allow-degraded     accept process-group containment when neither a PID
+                       namespace nor a cgroup can be used, and run a profile
+                       with best effort when the kernel's Landlock ABI is too
+                       old (the result's sandbox field lists what is not
+                       enforced)
+  --containment MECH   force auto, pid-namespace, cgroup or process-group
+
+Examples:
+  sbx run -- make test
+  sbx run --timeout 2m --retain head-tail -- go build ./...
+  sbx run --json --output-cap 64KiB -- ls -la /etc
+  sbx run --events -- sh -c 'echo start; sleep 1; echo done'
+
+Exit status: the command's own; 124 when it timed out; 128+N when it died of
+signal N, or when sbx was interrupted by signal N (the command is then
+terminated); 125 when sbx failed; 126 not executable; 127 not found.
+`
+
+// runOptions are the flags of "sbx run".
+type runOptions struct {
+	profile, artifact string
+	cwd               string
+	timeout           time.Duration
+	timeoutSet        bool
+	outputCap         sizeFlag
+	retain            string
+	capture           string
+	json, events      bool
+	allowDegraded     bool
+	containment       string
+	argv              []string
+	dryRun            bool
+	// emit selects another dry-run output: "landlockconfig" prints the
+	// bound Landlock layer in the landlockconfig JSON format.
+	emit string
+	// abiCap caps the Landlock ABI (hidden, for tests of the refusal and
+	// degraded paths).
+	abiCap int
+}
+
+func parseRunFlags(args []string) (*runOptions, error) {
+	o := &runOptions{}
+	fs := flag.NewFlagSet("sbx run", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	fs.StringVar(&o.profile, "profile", defaultProfile, "")
+	fs.StringVar(&o.artifact, "artifact", "", "")
+	fs.StringVar(&o.cwd, "cwd", "", "")
+	fs.DurationVar(&o.timeout, "timeout", 0, "")
+	fs.Var(&o.outputCap, "output-cap", "")
+	fs.StringVar(&o.retain, "retain", "head", "")
+	fs.StringVar(&o.capture, "capture", "shell", "")
+	fs.BoolVar(&o.json, "json", false, "")
+	fs.BoolVar(&o.events, "events", false, "")
+	fs.BoolVar(&o.allowDegraded, "allow-degraded", false, "")
+	fs.StringVar(&o.containment, "containment", "auto", "")
+	fs.BoolVar(&o.dryRun, "dry-run", false, "")
+	fs.StringVar(&o.emit, "emit", "", "")
+	fs.IntVar(&o.abiCap, "landlock-abi-cap", 0, "")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, err
+		}
+		return nil, usagef("%v", err)
+	}
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "timeout" {
+			o.timeoutSet = true
+		}
+	})
+	o.argv = fs.Args()
+	switch {
+	case len(o.argv) == 0:
+		return nil, usagef("no command given")
+	case o.json && o.events:
+		return nil, usagef("--json and --events cannot be combined")
+	case o.profile != defaultProfile && o.artifact != "":
+		return nil, usagef("--profile and --artifact cannot be combined")
+	case o.timeout < 0:
+		return nil, usagef("--timeout must not be negative")
+	case o.outputCap.set && o.outputCap.n <= 0:
+		return nil, usagef("--output-cap must be positive")
+	case o.outputCap.n > 1<<40:
+		return nil, usagef("--output-cap %d is too large", o.outputCap.n)
+	}
+	return o, nil
+}
+
+// request builds the executor request from the options and the profile.
+func (o *runOptions) request(p *profile, sandbox executor.Sandbox) (executor.Request, error) {
+	req := executor.Request{
+		Argv:          o.argv,
+		Dir:           o.cwd,
+		Env:           p.env(os.Environ()),
+		Timeout:       p.timeout,
+		OutputCap:     p.outputCap,
+		Sandbox:       sandbox,
+		AllowDegraded: o.allowDegraded,
+	}
+	if o.timeoutSet {
+		req.Timeout = o.timeout
+		if o.timeout == 0 {
+			req.Timeout = -1 // --timeout 0: no expiration
+		}
+	}
+	if o.outputCap.set {
+		req.OutputCap = int(o.outputCap.n)
+	}
+	switch o.retain {
+	case "head":
+		req.Retention = executor.RetainHead
+	case "head-tail", "head_tail":
+		req.Retention = executor.RetainHeadTail
+	default:
+		return req, usagef("--retain must be head or head-tail, not %q", o.retain)
+	}
+	switch o.capture {
+	case "shell":
+		req.Capture = executor.CaptureShell
+	case "full-buffer", "full_buffer":
+		req.Capture = executor.CaptureFullBuffer
+	default:
+		return req, usagef("--capture must be shell or full-buffer, not %q", o.capture)
+	}
+	switch c := executor.Containment(o.containment); c {
+	case "auto":
+		req.Containment = executor.ContainmentAuto
+	case executor.ContainmentPIDNamespace, executor.ContainmentCgroup, executor.ContainmentProcessGroup:
+		req.Containment = c
+		req.AllowDegraded = req.AllowDegraded || c == executor.ContainmentProcessGroup
+	default:
+		return req, usagef("--containment must be auto, pid-namespace, cgroup or process-group, not %q", o.containment)
+	}
+	return req, nil
+}
+
+// runCommand implements "sbx run".
+func runCommand(args []string, stdout, stderr io.Writer) int {
+	o, err := parseRunFlags(args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stdout, runUsage)
+		return exitOK
+	}
+	if err != nil {
+		return reportFailure(stderr, runUsage, err)
+	}
+	var ev *eventWriter
+	if o.events {
+		ev = newEventWriter(stdout)
+	}
+	fail := func(err error) int {
+		if o.json {
+			writeJSONError(stdout, err)
+		}
+		if ev != nil {
+			ev.error(err)
+		}
+		return reportFailure(stderr, runUsage, err)
+	}
+
+	p, err := loadProfile(o.profile, o.artifact)
+	if err != nil {
+		return fail(err)
+	}
+	// The sandbox is chosen here, from the profile, by the platform launcher.
+	sandbox, err := newSandbox(p, o)
+	if err != nil {
+		return fail(err)
+	}
+	if o.dryRun {
+		return dryRun(p, sandbox, o, stdout, stderr)
+	}
+	if p.allowsNoSandbox && !o.json && ev == nil {
+		fmt.Fprintf(stderr, "sbx: WARNING: profile %s applies NO sandbox: the command runs with all of your rights\n", p.name)
+	}
+	req, err := o.request(p, sandbox)
+	if err != nil {
+		return fail(err)
+	}
+
+	// SIGINT, SIGTERM and SIGHUP cancel the command: SIGTERM to its process
+	// group, a short grace, then SIGKILL to whatever remains.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+	var received syscall.Signal
+	stopWatch := make(chan struct{})
+	watchDone := make(chan struct{})
+	go func() {
+		defer close(watchDone)
+		select {
+		case s := <-sigs:
+			received = s.(syscall.Signal)
+			cancel()
+		case <-stopWatch:
+		}
+	}()
+
+	switch {
+	case o.json:
+	case ev != nil:
+		req.OnStart = ev.start(req)
+		req.OnOutput = ev.output
+	default:
+		req.MaxOutputEvents = -1 // the terminal gets everything
+		req.OnOutput = func(s executor.Stream, b []byte) {
+			if s == executor.Stderr {
+				stderr.Write(b)
+			} else {
+				stdout.Write(b)
+			}
+		}
+	}
+
+	res, runErr := executor.Run(ctx, req)
+	close(stopWatch)
+	<-watchDone
+	if res == nil {
+		return fail(runErr)
+	}
+
+	switch {
+	case o.json:
+		if err := res.WriteJSON(stdout); err != nil {
+			fmt.Fprintf(stderr, "sbx: %v\n", err)
+			return exitFailure
+		}
+	case ev != nil:
+		ev.exit(res)
+	default:
+		if line := statusLine(res, received); line != "" {
+			fmt.Fprintln(stderr, line)
+		}
+	}
+	if runErr != nil {
+		// The command ran, but sbx could not confirm that nothing it started
+		// survives.
+		fmt.Fprintf(stderr, "sbx: %v\n", runErr)
+		return exitFailure
+	}
+	if res.Cancelled && received != 0 {
+		return 128 + int(received)
+	}
+	return res.ExitCode
+}
+
+// statusLine is the one line sbx prints on stderr in terminal mode, or "".
+func statusLine(res *executor.Result, received syscall.Signal) string {
+	switch {
+	case res.Error != "":
+		return "sbx: " + res.Error
+	case res.TimedOut:
+		return fmt.Sprintf("sbx: timed out after %v; the command and everything it started were killed", res.Timeout)
+	case res.Cancelled:
+		by := "cancelled"
+		if received != 0 {
+			by = "interrupted by " + signalName(received)
+		}
+		return fmt.Sprintf("sbx: %s; the command was terminated (exit status %d)", by, res.ExitCode)
+	}
+	return ""
+}
+
+func signalName(s syscall.Signal) string {
+	switch s {
+	case syscall.SIGINT:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	case syscall.SIGHUP:
+		return "SIGHUP"
+	}
+	return fmt.Sprintf("signal %d", int(s))
+}
+
+// writeJSONError prints an sbx failure as a JSON object, so that a program
+// reading --json output always gets one object.
+func writeJSONError(w io.Writer, err error) {
+	var b bytes.Buffer
+	b.WriteString(`{"exit_code":125,"sbx_error":`)
+	b.WriteString(quoteJSON(err.Error()))
+	b.WriteString("}\n")
+	w.Write(b.Bytes())
+}
+
+// quoteJSON returns s as a JSON string.
+func quoteJSON(s string) string {
+	var b strings.Builder
+	enc := newJSONEncoder(&b)
+	enc.Encode(s)
+	return strings.TrimSuffix(b.String(), "\n")
+}

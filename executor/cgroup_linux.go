@@ -1,0 +1,316 @@
+package executor
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// cgroupPrefix starts the name of every cgroup the executor creates:
+// sbx-<owner pid>-<owner start time>-<random>.
+const cgroupPrefix = "sbx-"
+
+// cgroupV2Mount returns the mount point of the cgroup v2 hierarchy and the
+// path of the hierarchy that is mounted there, from /proc/self/mountinfo.
+// It finds the hierarchy wherever it is mounted (/sys/fs/cgroup on unified
+// systems, /sys/fs/cgroup/unified on hybrid ones).
+func cgroupV2Mount() (mountPoint, root string, err error) {
+	f, err := os.Open("/proc/self/mountinfo")
+	if err != nil {
+		return "", "", fmt.Errorf("reading mounts: %w", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		pre, post, ok := strings.Cut(line, " - ")
+		if !ok || !strings.HasPrefix(post, "cgroup2 ") {
+			continue
+		}
+		fields := strings.Fields(pre)
+		if len(fields) < 5 {
+			continue
+		}
+		return unescapeMount(fields[4]), unescapeMount(fields[3]), nil
+	}
+	if err := sc.Err(); err != nil {
+		return "", "", fmt.Errorf("reading mounts: %w", err)
+	}
+	return "", "", errors.New("no cgroup v2 hierarchy is mounted")
+}
+
+// unescapeMount decodes the octal escapes (\040 for a space) of mountinfo.
+func unescapeMount(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) {
+			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
+				b.WriteByte(byte(n))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// ownCgroupDir returns the directory of the calling process's cgroup in the
+// v2 hierarchy.
+func ownCgroupDir() (string, error) {
+	mnt, root, err := cgroupV2Mount()
+	if err != nil {
+		return "", err
+	}
+	data, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return "", fmt.Errorf("reading own cgroup: %w", err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		p, ok := strings.CutPrefix(line, "0::")
+		if !ok {
+			continue
+		}
+		if root != "/" {
+			rel, ok := strings.CutPrefix(p, root)
+			if !ok {
+				return "", fmt.Errorf("own cgroup %s is outside the mounted hierarchy %s", p, root)
+			}
+			p = rel
+		}
+		return filepath.Join(mnt, p), nil
+	}
+	return "", errors.New("the process is in no cgroup v2")
+}
+
+// procStartTime returns the start time of process pid in clock ticks after
+// boot (field 22 of /proc/PID/stat), which tells a process from a later one
+// that reused its pid.
+func procStartTime(pid int) (uint64, error) {
+	st, err := readProcStat(pid)
+	if err != nil {
+		return 0, err
+	}
+	return st.startTime, nil
+}
+
+// procStat holds the fields of /proc/PID/stat the executor uses.
+type procStat struct {
+	state     byte
+	ppid      int
+	pgrp      int
+	session   int
+	startTime uint64
+}
+
+func readProcStat(pid int) (procStat, error) {
+	var buf [512]byte
+	f, err := os.Open("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return procStat{}, err
+	}
+	n, err := f.Read(buf[:])
+	f.Close()
+	if err != nil {
+		return procStat{}, err
+	}
+	return parseProcStat(buf[:n])
+}
+
+func parseProcStat(b []byte) (procStat, error) {
+	// The command name is in parentheses and may contain anything.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 || i+2 >= len(b) {
+		return procStat{}, errors.New("malformed stat")
+	}
+	fields := strings.Fields(string(b[i+2:]))
+	// fields[0] is field 3 (state); field N is fields[N-3].
+	if len(fields) < 20 {
+		return procStat{}, errors.New("malformed stat")
+	}
+	var st procStat
+	var err error
+	st.state = fields[0][0]
+	if st.ppid, err = strconv.Atoi(fields[1]); err != nil {
+		return procStat{}, err
+	}
+	if st.pgrp, err = strconv.Atoi(fields[2]); err != nil {
+		return procStat{}, err
+	}
+	if st.session, err = strconv.Atoi(fields[3]); err != nil {
+		return procStat{}, err
+	}
+	if st.startTime, err = strconv.ParseUint(fields[19], 10, 64); err != nil {
+		return procStat{}, err
+	}
+	return st, nil
+}
+
+// cgroup is a cgroup v2 directory created for one command.
+type cgroup struct {
+	dir string
+	fd  int
+}
+
+// newCgroup creates a fresh cgroup below the caller's own.
+func newCgroup() (*cgroup, error) {
+	parent, err := ownCgroupDir()
+	if err != nil {
+		return nil, err
+	}
+	self := os.Getpid()
+	start, err := procStartTime(self)
+	if err != nil {
+		return nil, fmt.Errorf("reading own start time: %w", err)
+	}
+	name := fmt.Sprintf("%s%d-%d-%08x", cgroupPrefix, self, start, rand.Uint32())
+	dir := filepath.Join(parent, name)
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("creating cgroup in %s: %w", parent, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "cgroup.kill")); err != nil {
+		os.Remove(dir)
+		return nil, fmt.Errorf("cgroup.kill unavailable (Linux 5.14 or later is needed): %w", err)
+	}
+	fd, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		os.Remove(dir)
+		return nil, fmt.Errorf("opening cgroup %s: %w", dir, err)
+	}
+	return &cgroup{dir: dir, fd: fd}, nil
+}
+
+// closeFD closes the directory descriptor used to start the command in
+// the cgroup.
+func (c *cgroup) closeFD() {
+	if c.fd >= 0 {
+		syscall.Close(c.fd)
+		c.fd = -1
+	}
+}
+
+// kill kills every process in the cgroup and its descendants.
+func (c *cgroup) kill() error {
+	return killCgroup(c.dir)
+}
+
+func killCgroup(dir string) error {
+	if err := os.WriteFile(filepath.Join(dir, "cgroup.kill"), []byte("1"), 0); err != nil {
+		return fmt.Errorf("killing cgroup %s: %w", dir, err)
+	}
+	return nil
+}
+
+// waitEmpty polls cgroup.events until the cgroup has no process left.
+func waitEmpty(dir string, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	pause := 50 * time.Microsecond
+	for {
+		data, err := os.ReadFile(filepath.Join(dir, "cgroup.events"))
+		if err != nil {
+			return fmt.Errorf("reading cgroup events of %s: %w", dir, err)
+		}
+		if bytes.Contains(data, []byte("populated 0")) {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("cgroup %s still has processes after %v", dir, timeout)
+		}
+		time.Sleep(pause)
+		pause = min(2*pause, 10*time.Millisecond)
+	}
+}
+
+// removeCgroup removes dir and any cgroup below it, deepest first.
+func removeCgroup(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		return fmt.Errorf("listing cgroup %s: %w", dir, err)
+	}
+	for _, e := range entries {
+		if e.IsDir() {
+			if err := removeCgroup(filepath.Join(dir, e.Name())); err != nil {
+				return err
+			}
+		}
+	}
+	var rmErr error
+	for i := 0; i < 50; i++ {
+		// rmdir can briefly fail with EBUSY while the last exiting process
+		// is being released.
+		if rmErr = syscall.Rmdir(dir); rmErr == nil || errors.Is(rmErr, syscall.ENOENT) {
+			return nil
+		}
+		if !errors.Is(rmErr, syscall.EBUSY) {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return fmt.Errorf("removing cgroup %s: %w", dir, rmErr)
+}
+
+// destroy kills what is left in the cgroup, waits until it is empty and
+// removes it.
+func (c *cgroup) destroy() error {
+	c.closeFD()
+	if err := c.kill(); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	if err := waitEmpty(c.dir, 10*time.Second); err != nil {
+		return err
+	}
+	return removeCgroup(c.dir)
+}
+
+// cleanupLeftovers kills and removes the cgroups of earlier runs whose
+// executor process is gone (it was killed before it could clean up). It is
+// best effort: cgroups that cannot be listed or written are left alone.
+func cleanupLeftovers() {
+	parent, err := ownCgroupDir()
+	if err != nil {
+		return
+	}
+	entries, err := os.ReadDir(parent)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if !e.IsDir() || !strings.HasPrefix(name, cgroupPrefix) {
+			continue
+		}
+		parts := strings.Split(strings.TrimPrefix(name, cgroupPrefix), "-")
+		if len(parts) != 3 {
+			continue
+		}
+		pid, err1 := strconv.Atoi(parts[0])
+		start, err2 := strconv.ParseUint(parts[1], 10, 64)
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		if st, err := procStartTime(pid); err == nil && st == start {
+			continue // the owner is alive and cleans up itself
+		}
+		dir := filepath.Join(parent, name)
+		if killCgroup(dir) != nil {
+			continue
+		}
+		if waitEmpty(dir, 2*time.Second) == nil {
+			removeCgroup(dir)
+		}
+	}
+}

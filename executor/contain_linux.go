@@ -1,0 +1,341 @@
+package executor
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Containment on Linux.
+//
+// pid-namespace: the command is PID 1 of a new PID namespace (with a new
+// user namespace mapping the caller's uid and gid onto themselves when the
+// caller lacks CAP_SYS_ADMIN). When the namespace's init exits, for any
+// reason, the kernel SIGKILLs every other process in the namespace — setsid
+// and double-fork do not leave it — and waitid only reports the init's exit
+// once they are all gone. Pdeathsig (SIGKILL) ties the init to the
+// executor, so a SIGKILLed executor takes the whole namespace down.
+// Consequences of being PID 1: a signal from outside the namespace reaches
+// the command only if it installed a handler for it (SIGKILL always does),
+// so cancellation's SIGTERM is seen by commands that trap it and the others
+// are killed with SIGKILL after the grace; signals the command sends itself
+// with the default action (kill -TERM $$) are ignored; orphans in the
+// namespace are reparented to the command.
+//
+// cgroup: the command starts in a fresh cgroup v2 below the executor's own
+// (clone3 CLONE_INTO_CGROUP, so no process escapes between fork and
+// placement), killed with cgroup.kill and removed after the command ended.
+// If the executor is SIGKILLed, the command's leader dies through
+// Pdeathsig and the rest of the cgroup is killed when the next run that uses
+// cgroup containment starts.
+//
+// process-group (degraded, opt-in): the executor marks itself a child
+// subreaper (PR_SET_CHILD_SUBREAPER, process-wide and never undone, so
+// orphans of any of its children are reparented to it), kills the process
+// group and then every process in the command's session or carrying the
+// run's token in its environment (SBX_CONTAINMENT_TOKEN, added to the
+// command's environment). A process that left the session and cleared its
+// environment can survive, and nothing is guaranteed once the executor is
+// SIGKILLed.
+
+// tokenVar names the environment variable that marks the processes of one
+// run under process-group containment.
+const tokenVar = "SBX_CONTAINMENT_TOKEN"
+
+// leftoverTimeout bounds how long cleanup waits for killed processes.
+const cleanupTimeout = 10 * time.Second
+
+func containmentPlan(c *config) []Containment {
+	if c.Containment != ContainmentAuto {
+		return []Containment{c.Containment}
+	}
+	plan := []Containment{ContainmentPIDNamespace, ContainmentCgroup}
+	if c.AllowDegraded {
+		plan = append(plan, ContainmentProcessGroup)
+	}
+	return plan
+}
+
+type linuxContainer struct {
+	k      Containment
+	userns bool // pid-namespace: a user namespace is created too
+	cg     *cgroup
+	token  string
+	cmd    *exec.Cmd
+	pid    int
+	killed map[int]bool // process-group: stragglers killed, to be reaped
+}
+
+func newContainer(k Containment, c *config) (container, error) {
+	if c.isDisabled(k) {
+		return nil, errors.New("disabled by the request")
+	}
+	switch k {
+	case ContainmentPIDNamespace:
+		lc := &linuxContainer{k: k, userns: !hasCapSysAdmin()}
+		if lc.userns {
+			if err := userNamespacesUsable(); err != nil {
+				return nil, err
+			}
+		}
+		return lc, nil
+	case ContainmentCgroup:
+		// Leftovers only arise under cgroup containment (an executor
+		// SIGKILLed while its command ran), so they are removed when the
+		// next run that uses a cgroup starts; in auto mode on a machine
+		// without PID namespaces that is every run.
+		cleanupLeftovers()
+		cg, err := newCgroup()
+		if err != nil {
+			return nil, err
+		}
+		return &linuxContainer{k: k, cg: cg}, nil
+	case ContainmentProcessGroup:
+		if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+			return nil, fmt.Errorf("becoming a child subreaper: %w", err)
+		}
+		return &linuxContainer{k: k, token: fmt.Sprintf("%016x%016x", rand.Uint64(), rand.Uint64()), killed: map[int]bool{}}, nil
+	}
+	return nil, fmt.Errorf("not available on Linux")
+}
+
+// hasCapSysAdmin reports whether the process may create a PID namespace
+// without a user namespace.
+func hasCapSysAdmin() bool {
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
+		return false
+	}
+	return data[0].Effective&(1<<unix.CAP_SYS_ADMIN) != 0
+}
+
+// readSysctl returns the trimmed content of a /proc/sys file, "" if absent.
+func readSysctl(name string) string {
+	b, err := os.ReadFile("/proc/sys/" + name)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// userNamespacesUsable fails early when the kernel settings rule out
+// unprivileged user namespaces.
+func userNamespacesUsable() error {
+	if readSysctl("user/max_user_namespaces") == "0" {
+		return errors.New("user namespaces are disabled (user.max_user_namespaces = 0)")
+	}
+	if readSysctl("kernel/unprivileged_userns_clone") == "0" {
+		return errors.New("unprivileged user namespaces are disabled (kernel.unprivileged_userns_clone = 0)")
+	}
+	return nil
+}
+
+// noContainmentHint says what to enable when no mechanism is available.
+func noContainmentHint(c *config) string {
+	var b strings.Builder
+	b.WriteString("to guarantee that no process outlives the command, enable unprivileged user namespaces")
+	if readSysctl("kernel/apparmor_restrict_unprivileged_userns") == "1" {
+		b.WriteString(" (AppArmor restricts them here: kernel.apparmor_restrict_unprivileged_userns = 1; set it to 0 or give sbx an AppArmor profile with \"userns,\")")
+	} else if readSysctl("user/max_user_namespaces") == "0" {
+		b.WriteString(" (user.max_user_namespaces = 0)")
+	}
+	b.WriteString(", or run sbx in a delegated cgroup v2 (systemd-run --user --scope -p Delegate=yes sbx ...), or accept degraded process-group containment (--allow-degraded)")
+	return b.String()
+}
+
+func (c *linuxContainer) kind() Containment { return c.k }
+
+func (c *linuxContainer) note() string {
+	switch c.k {
+	case ContainmentCgroup:
+		return "if sbx itself is killed with SIGKILL, the command's remaining processes are killed when the next run using cgroup containment starts"
+	case ContainmentProcessGroup:
+		return "degraded: a process that leaves the session and clears its environment may survive, and nothing is guaranteed if sbx itself is killed with SIGKILL"
+	}
+	return ""
+}
+
+func (c *linuxContainer) prepare(cmd *exec.Cmd) error {
+	attr := &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
+	switch c.k {
+	case ContainmentPIDNamespace:
+		attr.Cloneflags = syscall.CLONE_NEWPID
+		if c.userns {
+			uid, gid := os.Geteuid(), os.Getegid()
+			attr.Cloneflags |= syscall.CLONE_NEWUSER
+			attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
+			attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
+			attr.GidMappingsEnableSetgroups = false
+		}
+	case ContainmentCgroup:
+		attr.UseCgroupFD = true
+		attr.CgroupFD = c.cg.fd
+	case ContainmentProcessGroup:
+		cmd.Env = append(cmd.Env[:len(cmd.Env):len(cmd.Env)], tokenVar+"="+c.token)
+	}
+	cmd.SysProcAttr = attr
+	return nil
+}
+
+func (c *linuxContainer) started(cmd *exec.Cmd) error {
+	c.cmd = cmd
+	c.pid = cmd.Process.Pid
+	if c.cg != nil {
+		c.cg.closeFD()
+	}
+	return nil
+}
+
+func (c *linuxContainer) isContainmentError(err error) bool {
+	var errno syscall.Errno
+	if !errors.As(err, &errno) {
+		return false
+	}
+	switch c.k {
+	case ContainmentPIDNamespace:
+		switch errno {
+		case syscall.EPERM, syscall.EACCES, syscall.EINVAL, syscall.ENOSPC, syscall.EUSERS:
+			return true
+		}
+	case ContainmentCgroup:
+		switch errno {
+		case syscall.EPERM, syscall.EACCES, syscall.EINVAL, syscall.EBUSY, syscall.ENODEV, syscall.EOPNOTSUPP, syscall.ENOSYS:
+			return true
+		}
+	}
+	return false
+}
+
+func (c *linuxContainer) terminate() {
+	// The leader is a session and group leader (Setsid): its group id is its
+	// pid, which cannot be reused before it is reaped.
+	syscall.Kill(-c.pid, syscall.SIGTERM)
+}
+
+func (c *linuxContainer) kill() {
+	switch c.k {
+	case ContainmentPIDNamespace:
+		// Killing the namespace's init kills everything in the namespace.
+		c.cmd.Process.Signal(syscall.SIGKILL)
+	case ContainmentCgroup:
+		if c.cg.kill() != nil {
+			c.cmd.Process.Signal(syscall.SIGKILL)
+		}
+	case ContainmentProcessGroup:
+		syscall.Kill(-c.pid, syscall.SIGKILL)
+		c.killStragglers()
+	}
+}
+
+func (c *linuxContainer) waitExited() {
+	var info unix.Siginfo
+	for {
+		err := unix.Waitid(unix.P_PID, c.pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
+		if err != unix.EINTR {
+			return
+		}
+	}
+}
+
+func (c *linuxContainer) cleanup() error {
+	switch c.k {
+	case ContainmentPIDNamespace:
+		// The kernel killed the namespace before the init's exit was
+		// reported.
+		return nil
+	case ContainmentCgroup:
+		if err := c.cg.kill(); err != nil {
+			return err
+		}
+		return waitEmpty(c.cg.dir, cleanupTimeout)
+	case ContainmentProcessGroup:
+		deadline := time.Now().Add(cleanupTimeout)
+		pause := 100 * time.Microsecond
+		for {
+			syscall.Kill(-c.pid, syscall.SIGKILL)
+			if c.killStragglers() == 0 {
+				return nil
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("processes of the command's session survive after %v", cleanupTimeout)
+			}
+			time.Sleep(pause)
+			pause = min(2*pause, 10*time.Millisecond)
+		}
+	}
+	return nil
+}
+
+// killStragglers SIGKILLs every live process other than the leader that
+// belongs to the command's process group or session or carries the run's
+// token, reaps the command's processes that were reparented to this process
+// and have died, and returns how many were still alive. (A zombie that left
+// the session before it died cannot be attributed to the command any more;
+// it stays until this process exits.)
+func (c *linuxContainer) killStragglers() (alive int) {
+	d, err := os.Open("/proc")
+	if err != nil {
+		return 0
+	}
+	names, _ := d.Readdirnames(-1)
+	d.Close()
+	self := os.Getpid()
+	needle := []byte(tokenVar + "=" + c.token + "\x00")
+	for _, name := range names {
+		pid, err := strconv.Atoi(name)
+		if err != nil || pid == self || pid == c.pid {
+			continue
+		}
+		st, err := readProcStat(pid)
+		if err != nil {
+			continue
+		}
+		if st.state == 'Z' || st.state == 'X' {
+			// Orphans of the command were reparented to this process (the
+			// subreaper): reap those known to be the command's.
+			if st.ppid == self && (c.killed[pid] || st.pgrp == c.pid || st.session == c.pid) {
+				var ws syscall.WaitStatus
+				syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
+			}
+			continue
+		}
+		mine := st.pgrp == c.pid || st.session == c.pid || c.killed[pid]
+		if !mine {
+			env, err := os.ReadFile("/proc/" + name + "/environ")
+			mine = err == nil && bytes.Contains(env, needle)
+		}
+		if mine {
+			syscall.Kill(pid, syscall.SIGKILL)
+			c.killed[pid] = true
+			alive++
+		}
+	}
+	return alive
+}
+
+func (c *linuxContainer) reap() (*os.ProcessState, error) {
+	err := c.cmd.Wait()
+	var exitErr *exec.ExitError
+	if err != nil && !errors.As(err, &exitErr) {
+		return c.cmd.ProcessState, err
+	}
+	return c.cmd.ProcessState, nil
+}
+
+func (c *linuxContainer) release() {
+	if c.cg != nil {
+		if err := c.cg.destroy(); err == nil {
+			c.cg = nil
+		}
+	}
+}

@@ -1,0 +1,413 @@
+package executor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// ErrCleanup reports that the processes the command left behind could not
+// be confirmed gone. Run returns it together with the Result.
+var ErrCleanup = errors.New("containment cleanup failed")
+
+// container is the platform mechanism that makes sure nothing the command
+// started survives it. Its methods are called from one goroutine, except
+// waitExited, which runs in its own goroutine and only overlaps with
+// terminate and kill.
+type container interface {
+	kind() Containment
+	// note states the limits of the mechanism, "" when there are none.
+	note() string
+	// prepare sets the process attributes of cmd (before Sandbox.Wrap).
+	prepare(cmd *exec.Cmd) error
+	// started is called right after a successful Start.
+	started(cmd *exec.Cmd) error
+	// isContainmentError reports whether a Start error may be caused by the
+	// mechanism itself, so that the next mechanism should be tried.
+	isContainmentError(err error) bool
+	// terminate asks the command's process group to stop (SIGTERM).
+	terminate()
+	// kill kills the command and everything it started.
+	kill()
+	// waitExited blocks until the command's process exited. Where the
+	// platform allows it, the process is not reaped yet, so that its process
+	// group id cannot be reused before cleanup ran.
+	waitExited()
+	// cleanup kills what the command left behind after it exited and waits
+	// until it is gone.
+	cleanup() error
+	// reap returns the command's status, reaping it if needed.
+	reap() (*os.ProcessState, error)
+	// release frees the mechanism's resources; it is always called.
+	release()
+}
+
+// Run runs the command of req and reports what happened. It returns an
+// error only when the executor itself failed (invalid request, missing
+// working directory, no containment, sandbox not applicable, pipes); a
+// command that cannot be found or executed is a Result with exit code 127
+// or 126 and Result.Error set. On ErrCleanup both the Result and the error
+// are returned.
+//
+// Cancelling ctx sends SIGTERM to the command's process group, waits
+// KillGrace, then kills everything that remains; the Result then has
+// Cancelled set. Run may be called concurrently; it keeps no global state
+// (except that process-group containment on Linux marks the calling process
+// as a child subreaper, see ContainmentProcessGroup).
+func Run(ctx context.Context, req Request) (*Result, error) {
+	cfg, err := req.config()
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Dir != "" {
+		st, err := os.Stat(cfg.Dir)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			return nil, fmt.Errorf("%w %s does not exist", ErrWorkDir, cfg.Dir)
+		case err != nil:
+			return nil, fmt.Errorf("%w %s: %v", ErrWorkDir, cfg.Dir, err)
+		case !st.IsDir():
+			return nil, fmt.Errorf("%w %s is not a directory", ErrWorkDir, cfg.Dir)
+		}
+	}
+	res := &Result{
+		Argv:      cfg.Argv,
+		Dir:       cfg.Dir,
+		Capture:   cfg.Capture,
+		Retention: cfg.Retention,
+		OutputCap: cfg.capLimit,
+		Timeout:   cfg.timeout,
+	}
+	if cfg.Sandbox != nil {
+		res.Sandbox = cfg.Sandbox.Report()
+	}
+	path, code, reason := resolve(cfg.Argv[0], cfg.Env, cfg.Dir)
+	if code != 0 {
+		res.ExitCode, res.Error = code, reason
+		// The reason stands for what a sandbox helper would print on stderr.
+		res.DeniedLikely = deniedLikely(cfg.Sandbox, code, []byte(reason))
+		return res, nil
+	}
+	res.Path = path
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("not started: %w", err)
+	}
+
+	devNull, err := os.Open(os.DevNull)
+	if err != nil {
+		return nil, fmt.Errorf("opening %s for stdin: %w", os.DevNull, err)
+	}
+	defer devNull.Close()
+	outR, outW, err := newPipe()
+	if err != nil {
+		return nil, fmt.Errorf("creating stdout pipe: %w", err)
+	}
+	defer outR.Close()
+	defer outW.Close()
+	errR, errW, err := newPipe()
+	if err != nil {
+		return nil, fmt.Errorf("creating stderr pipe: %w", err)
+	}
+	defer errR.Close()
+	defer errW.Close()
+
+	// The thread that forks the command must outlive the command's leader:
+	// Pdeathsig is delivered when the forking OS thread exits, not when the
+	// process does, and the Go runtime ends a thread whose goroutine exits
+	// while locked to it (runtime.LockOSThread without Unlock, common in
+	// callers that use thread-bound APIs). So the command is started from a
+	// goroutine locked to its thread, and that goroutine stays locked, in
+	// waitid, until the leader has exited; no other goroutine can run on (and
+	// end) the thread meanwhile. After the leader exited the signal no longer
+	// matters. Starting from a separate goroutine keeps the locked thread
+	// out of Run's own scheduling.
+	start := time.Now()
+	type startResult struct {
+		cmd    *exec.Cmd
+		ct     container
+		failed *Result // the command could not be executed
+		err    error
+	}
+	startedCh := make(chan startResult, 1)
+	exited := make(chan struct{})
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		cmd, ct, failed, err := startCommand(cfg, path, devNull, outW, errW, res)
+		startedCh <- startResult{cmd, ct, failed, err}
+		if ct != nil {
+			ct.waitExited()
+			close(exited)
+		}
+	}()
+	st := <-startedCh
+	if st.err != nil {
+		return nil, st.err
+	}
+	if st.failed != nil {
+		return st.failed, nil
+	}
+	cmd, ct := st.cmd, st.ct
+	defer ct.release()
+	outW.Close()
+	errW.Close()
+	res.Pid = cmd.Process.Pid
+	res.Containment = ct.kind()
+	res.ContainmentNote = ct.note()
+	if cfg.OnStart != nil {
+		cfg.OnStart(StartInfo{Pid: res.Pid, Path: path, Containment: ct.kind()})
+	}
+
+	d := &delivery{cb: cfg.OnOutput, max: cfg.maxEvents}
+	headTail := cfg.Retention == RetainHeadTail
+	out := &reader{stream: Stdout, f: outR, ret: newRetention(cfg.capLimit, headTail), d: d, done: make(chan struct{})}
+	errs := &reader{stream: Stderr, f: errR, ret: newRetention(cfg.capLimit, headTail), d: d, done: make(chan struct{})}
+	go out.run()
+	go errs.run()
+
+	var expire <-chan time.Time
+	if cfg.timeout > 0 {
+		t := time.NewTimer(cfg.timeout)
+		defer t.Stop()
+		expire = t.C
+	}
+	select {
+	case <-exited:
+	case <-expire:
+		res.TimedOut = true
+		ct.kill()
+		<-exited
+	case <-ctx.Done():
+		res.Cancelled = true
+		ct.terminate()
+		grace := time.NewTimer(cfg.grace)
+		select {
+		case <-exited:
+		case <-grace.C:
+		}
+		grace.Stop()
+		ct.kill()
+		<-exited
+	}
+	cleanupErr := ct.cleanup()
+	state, waitErr := ct.reap()
+
+	// Whatever still holds the pipes is outside the command's containment
+	// (or the containment is degraded): drain for a bounded time only.
+	deadline := time.Now().Add(cfg.drain)
+	out.finishBy(deadline)
+	errs.finishBy(deadline)
+	res.Duration = time.Since(start)
+
+	if state != nil {
+		res.ExitCode, res.Signal = exitStatus(state)
+	} else if waitErr != nil {
+		cleanupErr = errors.Join(cleanupErr, fmt.Errorf("waiting for command: %w", waitErr))
+	}
+	if res.TimedOut {
+		res.ExitCode = TimeoutExitCode
+	}
+	res.Stdout = out.result()
+	res.Stderr = errs.result()
+	if cfg.Sandbox != nil && res.ExitCode != 0 {
+		res.DeniedLikely = deniedLikely(cfg.Sandbox, res.ExitCode,
+			res.Stdout.Head, res.Stdout.Tail, res.Stderr.Head, res.Stderr.Tail, res.Aggregated())
+	}
+	if cleanupErr != nil {
+		return res, fmt.Errorf("%w: %v", ErrCleanup, cleanupErr)
+	}
+	return res, nil
+}
+
+// delivery serialises OnOutput calls and counts them per stream.
+type delivery struct {
+	mu     sync.Mutex
+	cb     func(Stream, []byte)
+	max    int // -1 = unlimited
+	events [2]int
+}
+
+func (d *delivery) deliver(s Stream, p []byte) {
+	if d.cb == nil {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for len(p) > 0 && (d.max < 0 || d.events[s] < d.max) {
+		k := min(len(p), OutputChunkSize)
+		d.cb(s, p[:k])
+		d.events[s]++
+		p = p[k:]
+	}
+}
+
+// reader drains one pipe to EOF, retaining what fits.
+type reader struct {
+	stream Stream
+	f      *os.File
+	d      *delivery
+
+	mu       sync.Mutex // guards ret, closed, cutShort against an abandoned read
+	ret      *retention
+	closed   bool
+	cutShort bool
+	done     chan struct{}
+}
+
+func (r *reader) run() {
+	defer close(r.done)
+	// Most commands write little: start with OutputChunkSize reads and
+	// switch to readBufSize once a read fills the buffer.
+	buf := make([]byte, OutputChunkSize)
+	for {
+		n, err := r.f.Read(buf)
+		if n > 0 {
+			if !r.consume(buf[:n]) {
+				return
+			}
+			if n == len(buf) && len(buf) < readBufSize {
+				buf = make([]byte, readBufSize)
+			}
+		}
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				r.mu.Lock()
+				r.cutShort = r.cutShort || errors.Is(err, os.ErrDeadlineExceeded)
+				r.mu.Unlock()
+			}
+			return
+		}
+	}
+}
+
+// consume retains and delivers p. It reports false once the stream has
+// been abandoned (the drain bound passed on a platform without deadlines).
+func (r *reader) consume(p []byte) bool {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return false
+	}
+	r.ret.Write(p)
+	r.mu.Unlock()
+	r.d.deliver(r.stream, p)
+	return true
+}
+
+// finishBy waits for the reader to reach EOF until deadline. If something
+// still holds the pipe then, the stream is marked cut short and what was
+// read so far is kept.
+func (r *reader) finishBy(deadline time.Time) {
+	select {
+	case <-r.done:
+		return // already at EOF: no deadline needed
+	default:
+	}
+	if err := r.f.SetReadDeadline(deadline); err == nil {
+		// The read returns at the deadline at the latest; the extra second
+		// only guards against a platform that ignores deadlines.
+		deadline = deadline.Add(time.Second)
+	}
+	t := time.NewTimer(time.Until(deadline))
+	defer t.Stop()
+	select {
+	case <-r.done:
+	case <-t.C:
+		r.mu.Lock()
+		r.cutShort = true
+		r.mu.Unlock()
+	}
+	r.mu.Lock()
+	r.closed = true
+	r.mu.Unlock()
+}
+
+func (r *reader) result() StreamResult {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	head, tail, omitted := r.ret.finish()
+	return StreamResult{
+		Head:      head,
+		Tail:      tail,
+		Bytes:     r.ret.total,
+		Omitted:   omitted,
+		Truncated: omitted > 0,
+		CutShort:  r.cutShort,
+	}
+}
+
+// startCommand starts the command under the first containment mechanism of
+// the plan that works. It returns the started command and its container; or
+// a Result when the command itself cannot be executed (126, 127); or an
+// error when the executor failed.
+func startCommand(cfg *config, path string, stdin, stdout, stderr *os.File, res *Result) (*exec.Cmd, container, *Result, error) {
+	env := cfg.Env
+	if env == nil {
+		env = []string{} // never inherit
+	}
+	plan := containmentPlan(cfg)
+	var reasons []string
+	for i, kind := range plan {
+		c, err := newContainer(kind, cfg)
+		if err != nil {
+			reasons = append(reasons, fmt.Sprintf("%s: %v", kind, err))
+			continue
+		}
+		cmd := &exec.Cmd{
+			Path:   path,
+			Args:   cfg.Argv,
+			Env:    env,
+			Dir:    cfg.Dir,
+			Stdin:  stdin,
+			Stdout: stdout,
+			Stderr: stderr,
+		}
+		if err := c.prepare(cmd); err != nil {
+			c.release()
+			reasons = append(reasons, fmt.Sprintf("%s: %v", kind, err))
+			continue
+		}
+		if cfg.Sandbox != nil {
+			if err := cfg.Sandbox.Wrap(cmd); err != nil {
+				c.release()
+				return nil, nil, nil, fmt.Errorf("%w: %v", ErrSandbox, err)
+			}
+		}
+		err = cmd.Start()
+		if err == nil {
+			if err := c.started(cmd); err != nil {
+				c.kill()
+				c.waitExited()
+				c.cleanup()
+				c.reap()
+				c.release()
+				return nil, nil, nil, fmt.Errorf("containment %s: %w", kind, err)
+			}
+			return cmd, c, nil, nil
+		}
+		c.release()
+		if c.isContainmentError(err) && (i+1 < len(plan) || len(plan) == 1) {
+			reasons = append(reasons, fmt.Sprintf("%s: %v", kind, err))
+			continue
+		}
+		// The command itself could not be executed.
+		res.Containment = kind
+		res.ExitCode = 126
+		var errno syscall.Errno
+		if errors.As(err, &errno) && errno == syscall.ENOENT {
+			res.ExitCode = 127
+		}
+		res.Error = cfg.Argv[0] + ": " + reasonOf(err)
+		res.DeniedLikely = deniedLikely(cfg.Sandbox, res.ExitCode, []byte(res.Error))
+		return nil, nil, res, nil
+	}
+	return nil, nil, nil, fmt.Errorf("%w: %s; %s", ErrNoContainment, strings.Join(reasons, "; "), noContainmentHint(cfg))
+}

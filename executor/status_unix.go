@@ -1,0 +1,88 @@
+//go:build unix
+
+package executor
+
+import (
+	"os"
+	"strconv"
+	"syscall"
+)
+
+// exitStatus maps a process state to the shell's exit code: the code
+// itself, or 128+N and N when the process died of signal N.
+func exitStatus(ps *os.ProcessState) (code, sig int) {
+	ws, ok := ps.Sys().(syscall.WaitStatus)
+	if !ok {
+		return ps.ExitCode(), 0
+	}
+	if ws.Signaled() {
+		s := int(ws.Signal())
+		return 128 + s, s
+	}
+	return ws.ExitStatus(), 0
+}
+
+// signalName returns the conventional name of signal n ("SIGKILL").
+func signalName(n int) string {
+	switch syscall.Signal(n) {
+	case syscall.SIGHUP:
+		return "SIGHUP"
+	case syscall.SIGINT:
+		return "SIGINT"
+	case syscall.SIGQUIT:
+		return "SIGQUIT"
+	case syscall.SIGILL:
+		return "SIGILL"
+	case syscall.SIGTRAP:
+		return "SIGTRAP"
+	case syscall.SIGABRT:
+		return "SIGABRT"
+	case syscall.SIGBUS:
+		return "SIGBUS"
+	case syscall.SIGFPE:
+		return "SIGFPE"
+	case syscall.SIGKILL:
+		return "SIGKILL"
+	case syscall.SIGUSR1:
+		return "SIGUSR1"
+	case syscall.SIGSEGV:
+		return "SIGSEGV"
+	case syscall.SIGUSR2:
+		return "SIGUSR2"
+	case syscall.SIGPIPE:
+		return "SIGPIPE"
+	case syscall.SIGALRM:
+		return "SIGALRM"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	case syscall.SIGCHLD:
+		return "SIGCHLD"
+	case syscall.SIGCONT:
+		return "SIGCONT"
+	case syscall.SIGSTOP:
+		return "SIGSTOP"
+	case syscall.SIGTSTP:
+		return "SIGTSTP"
+	case syscall.SIGTTIN:
+		return "SIGTTIN"
+	case syscall.SIGTTOU:
+		return "SIGTTOU"
+	case syscall.SIGURG:
+		return "SIGURG"
+	case syscall.SIGXCPU:
+		return "SIGXCPU"
+	case syscall.SIGXFSZ:
+		return "SIGXFSZ"
+	case syscall.SIGVTALRM:
+		return "SIGVTALRM"
+	case syscall.SIGPROF:
+		return "SIGPROF"
+	case syscall.SIGWINCH:
+		return "SIGWINCH"
+	case syscall.SIGIO:
+		return "SIGIO"
+	case syscall.SIGSYS:
+		return "SIGSYS"
+	}
+	return "SIG" + strconv.Itoa(n)
+}

@@ -1,0 +1,330 @@
+# METADATA
+# title: Filesystem write rules
+# description: |
+#   Built-in rules about what a profile lets the sandboxed command modify.
+#   Each finding points at the path rule that grants the access.
+package sbx.builtin.filesystem
+
+import data.sbx.lib
+
+_rules := lib.rules
+
+# _writes are the indices of the write rules.
+_writes := [i | some i, r in _rules; r.access == "write"]
+
+_system_dirs := {"bin", "boot", "etc", "lib", "lib32", "lib64", "libx32", "sbin", "usr", "System", "Library", "private/etc"}
+
+# METADATA
+# title: write-root
+# description: |
+#   A profile that can write "/" (or the platform's system directories) can
+#   modify the operating system itself: programs on PATH, libraries, system
+#   configuration. Anything it changes runs later outside the sandbox, so
+#   such a profile is not a sandbox. Grant write access to the workspace and
+#   temporary directories instead.
+# custom:
+#   code: SBX001
+#   severity: failure
+deny_write_root contains {
+	"code": "SBX001",
+	"msg": sprintf("%s is writable: the sandbox could modify the operating system, and what it changes runs outside the sandbox later", [lib.path_string(r.path)]),
+	"node": r,
+} if {
+	lib.sandboxed
+	some i in _writes
+	r := _rules[i]
+	_system_path(r.path)
+}
+
+_system_path(p) if {
+	p.anchor == "root"
+	p.rel == ""
+}
+
+_system_path(p) if p.anchor == "platform_defaults"
+
+_system_path(p) if {
+	p.anchor == "root"
+	p.rel != ""
+	count(lib.ancestors(p.rel) & _system_dirs) > 0
+}
+
+# METADATA
+# title: write-home
+# description: |
+#   Write access to the whole home directory lets the sandboxed command plant
+#   code that runs outside the sandbox (shell start-up files, git hooks and
+#   configuration, editor plugins, autostart entries) and tamper with
+#   credentials. Grant write access to the project and to the few
+#   directories the tool needs (a cache under {home}/.cache/TOOL) instead.
+# custom:
+#   code: SBX002
+#   severity: failure
+deny_write_home contains {
+	"code": "SBX002",
+	"msg": sprintf("%s is writable: the sandbox could modify every file in your home directory, including shell start-up files and credentials", [lib.path_string(r.path)]),
+	"node": r,
+} if {
+	lib.sandboxed
+	some i in _writes
+	r := _rules[i]
+	_home_path(r.path)
+}
+
+_home_path(p) if {
+	p.anchor == "home"
+	p.rel == ""
+}
+
+# /home and /Users hold every user's home directory.
+_home_path(p) if {
+	p.anchor == "root"
+	p.rel in {"home", "Users"}
+}
+
+# Files and directories below $HOME that run code when a shell or a desktop
+# session starts.
+startup_files := {
+	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
+	".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout",
+	".cshrc", ".tcshrc", ".kshrc", ".mkshrc",
+	".config/fish", ".config/nushell", ".config/autostart", ".config/systemd/user",
+	".config/environment.d", ".pam_environment", ".xprofile", ".xsessionrc",
+}
+
+# METADATA
+# title: write-startup-files
+# description: |
+#   Shell start-up files (.bashrc, .profile, .zshrc, ...) and session
+#   autostart entries run every time you open a terminal or log in, outside
+#   any sandbox. A profile that can write them lets the sandboxed command
+#   escape at your next shell. Keep them read-only: narrow the write rule, or
+#   add a deny or read rule for the file.
+# custom:
+#   code: SBX003
+#   severity: failure
+deny_write_startup_files contains {
+	"code": "SBX003",
+	"msg": sprintf("%s is writable and holds files that run at every shell or session start, outside the sandbox: %s", [lib.path_string(_rules[i].path), _home_list(files)]),
+	"node": _rules[i],
+} if {
+	lib.sandboxed
+	some i, files in _writable_below_home(startup_files)
+}
+
+# _writable_below_home(names) maps the index of each write rule below
+# {home} to the entries of names it makes writable. Writing all of {home}
+# or "/" is reported once, by SBX002 and SBX001.
+_writable_below_home(names) := {i: files |
+	hits := _home_hits(names)
+	some [i, _] in hits
+	files := {f | some [j, f] in hits; j == i}
+}
+
+_home_hits(names) := {[a.rule, f] |
+	_writes_below_home
+	some f in names
+	a := sbx.access(lib.fs, "home", f)
+	a.access == "write"
+	r := lib.xrules[a.rule]
+	r.path.anchor == "home"
+	r.path.rel != ""
+}
+
+_writes_below_home if {
+	some i in _writes
+	_rules[i].path.anchor == "home"
+	_rules[i].path.rel != ""
+}
+
+_home_list(files) := concat(", ", sort([sprintf("{home}/%s", [f]) | some f in files]))
+
+# Git configuration that can name programs git runs (core.hooksPath,
+# core.fsmonitor, core.sshCommand, aliases).
+git_config_files := {".gitconfig", ".config/git"}
+
+# METADATA
+# title: write-git-hooks
+# description: |
+#   Git runs hooks from .git/hooks and programs named in its configuration
+#   (core.hooksPath, core.fsmonitor, core.sshCommand) with your full
+#   privileges the next time you run git outside the sandbox. A profile that
+#   writes inside a .git directory or to the global git configuration lets
+#   the sandboxed command escape that way. Protect .git (protect = [".git"])
+#   and keep ~/.gitconfig read-only.
+# custom:
+#   code: SBX004
+#   severity: failure
+deny_write_git_hooks contains {
+	"code": "SBX004",
+	"msg": sprintf("%s is writable and lies inside a .git directory: git hooks and configuration written there run outside the sandbox", [lib.path_string(r.path)]),
+	"node": r,
+} if {
+	lib.sandboxed
+	some i in _writes
+	r := _rules[i]
+	contains(concat("", ["/", r.path.rel, "/"]), "/.git/")
+}
+
+deny_write_git_hooks contains {
+	"code": "SBX004",
+	"msg": sprintf("%s is writable and holds git configuration that can name programs git runs outside the sandbox (core.hooksPath, core.fsmonitor): %s", [lib.path_string(_rules[i].path), _home_list(files)]),
+	"node": _rules[i],
+} if {
+	lib.sandboxed
+	some i, files in _writable_below_home(git_config_files)
+}
+
+# _self_files are the profile's own source file and its compiled artifact,
+# as paths relative to the workspace ({cwd}), assuming sbx runs in the
+# directory sbc was run from (the usual case for profiles kept in a
+# repository).
+_self_files contains ["source file", f] if f := _workspace_path(input.file)
+
+_self_files contains ["artifact", f] if f := _workspace_path(object.get(input, "artifact", ""))
+
+# _workspace_path returns p as a clean path relative to the workspace, when
+# it is one.
+_workspace_path(p) := f if {
+	f := trim_prefix(p, "./")
+	f != ""
+	not startswith(f, "/")
+	not contains(f, ":")
+	not contains(f, "\\")
+	every c in split(f, "/") {
+		not c in {"", ".", ".."}
+	}
+}
+
+# _writable_self_files maps the index of a rule to the profile's own files
+# it makes writable.
+_writable_self_files := {i: files |
+	some [i, _] in _self_hits
+	files := {x | some [j, x] in _self_hits; j == i}
+}
+
+_self_hits := {[a.rule, sprintf("%s %s", [what, f])] |
+	some [what, f] in _self_files
+	a := sbx.access(lib.fs, "cwd", f)
+	a.access == "write"
+}
+
+# METADATA
+# title: write-sandbox-config
+# description: |
+#   A sandbox that can rewrite its own profile or compiled artifact can
+#   grant itself any access the next time it is started: sbx enforces
+#   whatever the artifact says. A write rule that names the directory
+#   holding them (such as {cwd}/build when artifacts are compiled there)
+#   is such an escape. Compile artifacts outside the directories the
+#   sandbox writes, or deny them (deny_globs = ["*.sbx.json"]).
+# custom:
+#   code: SBX005
+#   severity: failure
+deny_write_sandbox_config contains {
+	"code": "SBX005",
+	"msg": sprintf("%s makes this profile's %s writable: the sandbox could rewrite what sbx enforces and lift its restrictions", [lib.path_string(_rules[i].path), concat(" and ", sort(files))]),
+	"node": _rules[i],
+} if {
+	lib.sandboxed
+	some i, files in _writable_self_files
+	_rules[i].path.anchor == "cwd"
+	_rules[i].path.rel != ""
+}
+
+# METADATA
+# title: writable-profile-files
+# description: |
+#   When sbx runs in the directory sbc checks from (the usual case for a
+#   profile kept in a repository), a writable workspace makes the profile's
+#   own source file and its artifact (NAME.sbx.json) writable too. A
+#   sandboxed command could then edit them, and the next run would enforce
+#   its edit. Protect the directory that holds them (protect = ["profiles"]
+#   for profiles/ in the workspace), deny the artifacts (deny_globs =
+#   ["*.sbx.json"]), or keep them outside the workspace.
+# custom:
+#   code: SBX016
+#   severity: warning
+warn_writable_profile_files contains {
+	"code": "SBX016",
+	"msg": sprintf("%s makes this profile's %s writable when sbx runs in this directory: the sandbox could rewrite what sbx enforces", [lib.path_string(_rules[i].path), concat(" and ", sort(files))]),
+	"node": _rules[i],
+} if {
+	lib.sandboxed
+	some i, files in _writable_self_files
+	_rules[i].path.anchor == "cwd"
+	_rules[i].path.rel == ""
+}
+
+# METADATA
+# title: denied-and-writable
+# description: |
+#   A path that is both denied and writable is a contradiction: the deny
+#   wins (a deny rule beats a write rule on the same path, and nothing
+#   reopens a path a deny_glob matches), so the write rule does not do what
+#   its author meant. Remove one of them.
+# custom:
+#   code: SBX006
+#   severity: failure
+deny_denied_writable contains {
+	"code": "SBX006",
+	"msg": sprintf("%s is both writable and denied (deny rule at line %d): the deny wins, so this write rule has no effect", [lib.path_string(w.path), lib.line(d)]),
+	"node": w,
+} if {
+	lib.sandboxed
+	some i in _writes
+	w := _rules[i]
+	_denied_paths[w.path]
+	some d in _rules
+	d.access == "deny"
+	d.path == w.path
+}
+
+_denied_paths := {r.path | some r in _rules; r.access == "deny"}
+
+deny_denied_writable contains {
+	"code": "SBX006",
+	"msg": sprintf("%s is writable but deny_glob %q (line %d) matches it: the glob wins, so this write rule has no effect", [lib.path_string(w.path), g.pattern, lib.line(g)]),
+	"node": w,
+} if {
+	lib.sandboxed
+	count(lib.globs) > 0
+	some i in _writes
+	w := _rules[i]
+	g := lib.denying_glob(w.path.anchor, w.path.rel)
+}
+
+# METADATA
+# title: unprotected-git
+# description: |
+#   A writable root that may hold a git repository (the workspace above all)
+#   also makes its .git directory writable unless .git is protected, and
+#   .git/hooks and .git/config name programs git runs outside the sandbox.
+#   Add protect = [".git"] to the profile. The finding is reported once, at
+#   the first such root, and lists them all.
+# custom:
+#   code: SBX009
+#   severity: failure
+deny_unprotected_git contains {
+	"code": "SBX009",
+	"msg": sprintf("%s %s writable but .git below %s is not protected: git hooks written there run outside the sandbox; add protect = [\".git\"]", [concat(", ", roots), verb, pron]),
+	"node": _rules[first],
+} if {
+	lib.sandboxed
+	not _git_name_denied
+	idx := [i | some i in _writes; _git_exposed(_rules[i])]
+	count(idx) > 0
+	first := idx[0]
+	roots := sort({lib.path_string(_rules[i].path) | some i in idx})
+	verb := {true: "is", false: "are"}[count(roots) == 1]
+	pron := {true: "it", false: "them"}[count(roots) == 1]
+}
+
+_git_exposed(r) if {
+	sbx.access(lib.fs, r.path.anchor, lib.join(r.path.rel, ".git")).access == "write"
+	not contains(concat("", ["/", r.path.rel, "/"]), "/.git/")
+	not _home_path(r.path)
+	not _system_path(r.path)
+}
+
+_git_name_denied if lib.name_glob_denied(".git")

@@ -1,0 +1,63 @@
+# METADATA
+# title: Network
+# description: |
+#   Built-in rules about network access and the sockets a profile can reach.
+package sbx.builtin.network
+
+import data.sbx.lib
+
+_net := input.profile.network
+
+# METADATA
+# title: network-full-without-reason
+# description: |
+#   Full network access lets a sandboxed command download and run anything
+#   and send anything it can read anywhere. It is sometimes needed (package
+#   managers, API clients), but it should be a decision a reviewer can see:
+#   give the reason in the profile (network { mode = "full" reason = "..." }),
+#   or use mode "ports" with the ports the tool needs.
+# custom:
+#   code: SBX008
+#   severity: warning
+warn_network_full contains {
+	"code": "SBX008",
+	"msg": "network access is unrestricted (mode \"full\") and the profile gives no reason: add reason = \"...\" or use mode \"ports\"",
+	"node": _net,
+} if {
+	lib.sandboxed
+	_net.mode == "full"
+	trim_space(_net.reason) == ""
+}
+
+# Unix sockets of services that run with root-equivalent privileges: a
+# client of them controls the host.
+privileged_sockets := {
+	"docker.sock": "Docker",
+	"containerd.sock": "containerd",
+	"podman.sock": "Podman",
+	"crio.sock": "CRI-O",
+	"buildkitd.sock": "BuildKit",
+}
+
+# METADATA
+# title: privileged-socket
+# description: |
+#   The Docker, containerd and Podman sockets are the classic escape from a
+#   file-based sandbox: whoever can talk to them can start a privileged
+#   container that mounts the host's root. Allow them only when the sandboxed
+#   tool really drives containers, and know that the sandbox then protects
+#   very little.
+# custom:
+#   code: SBX015
+#   severity: warning
+warn_privileged_socket contains {
+	"code": "SBX015",
+	"msg": sprintf("unix socket %s (%s) is reachable: its clients can start privileged containers and control the host, which defeats the sandbox", [lib.path_string(s.path), what]),
+	"node": s,
+} if {
+	lib.sandboxed
+	some s in _net.unix_sockets
+	parts := split(s.path.rel, "/")
+	some name, what in privileged_sockets
+	parts[count(parts) - 1] == name
+}

@@ -1,0 +1,79 @@
+# METADATA
+# title: Secrets
+# description: |
+#   Built-in rules about credentials a profile leaves readable.
+package sbx.builtin.secrets
+
+import data.sbx.lib
+
+# Credential stores below $HOME, with what they hold.
+secrets := {
+	".ssh": "SSH private keys",
+	".aws": "AWS credentials",
+	".gnupg": "GnuPG private keys",
+	".config/gcloud": "Google Cloud credentials",
+	".kube": "Kubernetes credentials",
+	".docker/config.json": "Docker registry credentials",
+	".azure": "Azure credentials",
+	".config/gh": "GitHub CLI tokens",
+	".git-credentials": "git credentials",
+	".netrc": "netrc passwords",
+	".npmrc": "npm tokens",
+	".pypirc": "PyPI tokens",
+}
+
+# _broad_read holds the indices of the rules that make (nearly) everything
+# readable: "/" or all of {home}.
+_broad_read contains i if {
+	some i, r in lib.rules
+	r.access in {"read", "write"}
+	r.path.anchor in {"root", "home"}
+	r.path.rel == ""
+}
+
+# METADATA
+# title: readable-secrets
+# description: |
+#   A profile that reads everything ("/" or all of {home}) also reads the
+#   credentials kept there unless it denies them: SSH and GnuPG keys, cloud
+#   and Kubernetes credentials, registry and package tokens. A sandboxed
+#   command that can read them can use them, and with any network access,
+#   send them elsewhere. Deny them explicitly (deny = ["{home}/.ssh", ...])
+#   or narrow the read rules.
+# custom:
+#   code: SBX007
+#   severity: warning
+warn_readable_secrets contains {
+	"code": "SBX007",
+	"msg": sprintf("%s makes credentials readable: %s; deny them explicitly", [lib.path_string(_rules[i].path), concat(", ", sort([sprintf("{home}/%s (%s)", [s, secrets[s]]) | some s in found]))]),
+	"node": _rules[i],
+} if {
+	lib.sandboxed
+	count(_broad_read) > 0
+	some i, found in _readable
+}
+
+_rules := lib.rules
+
+# _readable maps the index of a rule to the secrets it makes readable.
+_readable := {i: found |
+	some [i, _] in _readable_hits
+	found := {s | some [j, s] in _readable_hits; j == i}
+}
+
+_readable_hits := {[a.rule, s] |
+	some s, _ in secrets
+	a := sbx.access(lib.fs, "home", s)
+	a.access != "deny"
+}
+
+warn_readable_secrets contains {
+	"code": "SBX007",
+	"msg": sprintf(".env files (application secrets) are readable through %s: add deny_globs = [\"**/.env\", \"**/.env.*\"]", [lib.path_string(r.path)]),
+	"node": r,
+} if {
+	lib.sandboxed
+	count(_broad_read) > 0
+	r := _rules[lib.preferred(_rules, _broad_read)]
+	not lib.name_glob_denied(".env")
+}

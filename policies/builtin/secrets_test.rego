@@ -1,0 +1,45 @@
+package sbx.builtin.secrets_test
+
+import data.sbx.builtin.secrets
+import data.sbx.fixtures as f
+
+test_read_everything_exposes_secrets if {
+	findings := secrets.warn_readable_secrets with input as f.fs_input([["read", "/"], ["write", "{cwd}"]])
+	f.codes(findings) == {"SBX007"}
+	f.lines(findings) == {2}
+	some x in findings
+	contains(x.msg, "{home}/.ssh (SSH private keys)")
+	contains(x.msg, "{home}/.docker/config.json")
+}
+
+test_denied_secrets_are_fine if {
+	inp := f.fs_input_with(
+		array.concat([["read", "/"]], [["deny", sprintf("{home}/%s", [s])] | some s, _ in secrets.secrets]),
+		{"deny_globs": [f.glob("**/.env", 30)]},
+	)
+	count(secrets.warn_readable_secrets) == 0 with input as inp
+}
+
+test_partially_denied_secrets_name_the_rest if {
+	findings := secrets.warn_readable_secrets with input as f.fs_input([["read", "{home}"], ["deny", "{home}/.ssh"]])
+	some x in findings
+	contains(x.msg, "{home}/.aws")
+	not contains(x.msg, "{home}/.ssh")
+}
+
+test_narrow_profiles_are_not_read_everything if {
+	count(secrets.warn_readable_secrets) == 0 with input as f.fs_input([["read", "{cwd}"], ["read", "/usr"]])
+}
+
+test_env_files if {
+	findings := secrets.warn_readable_secrets with input as f.fs_input_with([["read", "/"]], {"deny_globs": [f.glob("{home}/.ssh", 9)]})
+	some x in findings
+	contains(x.msg, ".env files")
+}
+
+test_env_files_reported_once_at_the_authors_rule if {
+	rules := [f.inherited("read", "/", 10), f.rule("read", "/", 2), f.rule("read", "{home}", 3)]
+	findings := [x | some x in secrets.warn_readable_secrets with input as f.doc(f.profile({"rules": rules})); contains(x.msg, ".env")]
+	count(findings) == 1
+	findings[0].node.source.start.line == 2
+}

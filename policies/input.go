@@ -1,0 +1,134 @@
+package policies
+
+import (
+	"github.com/open-policy-agent/opa/v1/ast"
+
+	"github.com/sbx-dev/sbx/ir"
+)
+
+// The Rego input is built directly as an OPA value rather than through
+// JSON, which would cost more than evaluating most rules. Its shape is the
+// IR's JSON encoding (package ir's field names) with two conveniences for
+// policy authors: every optional field is present (empty lists, empty
+// strings, false, 0), and every path has "rel" ("" for the anchor
+// itself). TestInputMatchesIR keeps it in step with package ir.
+
+func item(k string, v *ast.Term) [2]*ast.Term { return ast.Item(ast.InternedTerm(k), v) }
+
+func str(s string) *ast.Term { return ast.StringTerm(s) }
+
+func num(n int64) *ast.Term { return ast.IntNumberTerm(int(n)) }
+
+func posValue(p ir.Pos) *ast.Term {
+	return ast.ObjectTerm(item("line", num(int64(p.Line))), item("column", num(int64(p.Column))), item("byte", num(int64(p.Byte))))
+}
+
+func rangeValue(r ir.Range) *ast.Term {
+	return ast.ObjectTerm(item("filename", str(r.Filename)), item("start", posValue(r.Start)), item("end", posValue(r.End)))
+}
+
+func pathValue(p ir.Path) *ast.Term {
+	return ast.ObjectTerm(item("anchor", str(p.Anchor)), item("rel", str(p.Rel)))
+}
+
+func list[T any](xs []T, f func(T) *ast.Term) *ast.Term {
+	terms := make([]*ast.Term, len(xs))
+	for i, x := range xs {
+		terms[i] = f(x)
+	}
+	return ast.ArrayTerm(terms...)
+}
+
+func strs(xs []string) *ast.Term { return list(xs, str) }
+
+func portsValue(ps []ir.PortRange) *ast.Term {
+	return list(ps, func(p ir.PortRange) *ast.Term {
+		return ast.ObjectTerm(item("from", num(int64(p.From))), item("to", num(int64(p.To))), item("source", rangeValue(p.Source)))
+	})
+}
+
+// profileValue encodes p as the "profile" member of the input.
+func profileValue(p *ir.Profile) *ast.Term {
+	fs := p.Filesystem
+	filesystem := ast.ObjectTerm(
+		item("rules", list(fs.Rules, func(r ir.PathRule) *ast.Term {
+			return ast.ObjectTerm(item("path", pathValue(r.Path)), item("access", str(r.Access.String())), item("source", rangeValue(r.Source)))
+		})),
+		item("deny_globs", list(fs.DenyGlobs, func(g ir.GlobRule) *ast.Term {
+			return ast.ObjectTerm(item("pattern", str(g.Pattern)), item("max_depth", num(int64(g.MaxDepth))), item("source", rangeValue(g.Source)))
+		})),
+		item("protect", list(fs.Protect, func(pr ir.ProtectRule) *ast.Term {
+			return ast.ObjectTerm(item("name", str(pr.Name)), item("source", rangeValue(pr.Source)))
+		})),
+	)
+	n := p.Network
+	network := ast.ObjectTerm(
+		item("mode", str(string(n.Mode))),
+		item("reason", str(n.Reason)),
+		item("connect_tcp", portsValue(n.ConnectTCP)),
+		item("bind_tcp", portsValue(n.BindTCP)),
+		item("unix_sockets", list(n.UnixSockets, func(s ir.SocketRule) *ast.Term {
+			return ast.ObjectTerm(item("path", pathValue(s.Path)), item("source", rangeValue(s.Source)))
+		})),
+		item("source", rangeValue(n.Source)),
+	)
+	pr := p.Process
+	env := ast.ObjectTerm(
+		item("inherit", str(string(pr.Env.Inherit))),
+		item("set", list(pr.Env.Set, func(v ir.EnvVar) *ast.Term {
+			return ast.ObjectTerm(item("name", str(v.Name)), item("value", str(v.Value)))
+		})),
+		item("unset", strs(pr.Env.Unset)),
+	)
+	process := ast.ObjectTerm(
+		item("timeout_ms", num(pr.TimeoutMS)),
+		item("output_cap", num(pr.OutputCap)),
+		item("env", env),
+		item("source", rangeValue(pr.Source)),
+	)
+	return ast.ObjectTerm(
+		item("name", str(p.Name)),
+		item("description", str(p.Description)),
+		item("extends", strs(p.Extends)),
+		item("unsandboxed", ast.BooleanTerm(p.Unsandboxed)),
+		item("filesystem", filesystem),
+		item("network", network),
+		item("process", process),
+		item("source", rangeValue(p.Source)),
+	)
+}
+
+// fidelityValue encodes the targets' fidelity reports.
+func fidelityValue(fid map[string]FidelityReport) *ast.Term {
+	items := make([][2]*ast.Term, 0, len(fid))
+	for _, name := range sortedKeys(fid) {
+		rules := list(fid[name].Rules, func(e FidelityEntry) *ast.Term {
+			path := make([]*ast.Term, len(e.Path))
+			for i, s := range e.Path {
+				switch v := s.(type) {
+				case string:
+					path[i] = str(v)
+				case int:
+					path[i] = num(int64(v))
+				default:
+					path[i] = ast.NullTerm()
+				}
+			}
+			return ast.ObjectTerm(item("path", ast.ArrayTerm(path...)), item("fidelity", str(e.Fidelity)), item("reason", str(e.Reason)))
+		})
+		items = append(items, item(name, ast.ObjectTerm(item("rules", rules))))
+	}
+	return ast.ObjectTerm(items...)
+}
+
+// inputValue builds the Rego input for in (see README_SECTION.md):
+// {"profile", "name", "file", "artifact", "fidelity"}.
+func inputValue(in Input, file, artifact string) ast.Value {
+	return ast.NewObject(
+		item("profile", profileValue(in.Profile)),
+		item("name", str(in.Profile.Name)),
+		item("file", str(file)),
+		item("artifact", str(artifact)),
+		item("fidelity", fidelityValue(in.Fidelity)),
+	)
+}

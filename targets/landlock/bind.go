@@ -1,0 +1,542 @@
+package landlock
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/sbx-dev/sbx/ir"
+)
+
+// DefaultBindings binds the anchors from an invocation: cwd from the given
+// directory, home from $HOME (or the password database), tmpdir from
+// $TMPDIR (or /tmp), slash_tmp to /tmp, platform_defaults to the
+// PlatformDefaults that exist. Paths are made absolute and canonical
+// (symlinks resolved), so that prefix relations between rules hold for the
+// paths the kernel resolves.
+func DefaultBindings(cwd string, getenv func(string) string) (ir.Bindings, error) {
+	b := ir.Bindings{}
+	canon := func(p string) string {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return r
+		}
+		return filepath.Clean(p)
+	}
+	if cwd == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, fmt.Errorf("binding {cwd}: %w", err)
+		}
+		cwd = wd
+	}
+	abs, err := filepath.Abs(cwd)
+	if err != nil {
+		return nil, fmt.Errorf("binding {cwd}: %w", err)
+	}
+	b[ir.AnchorCwd] = []string{canon(abs)}
+	home := getenv("HOME")
+	if home == "" {
+		home = passwdHome(os.Getuid())
+	}
+	if filepath.IsAbs(home) {
+		b[ir.AnchorHome] = []string{canon(home)}
+	}
+	tmp := getenv("TMPDIR")
+	if !filepath.IsAbs(tmp) {
+		tmp = "/tmp"
+	}
+	b[ir.AnchorTmpdir] = []string{canon(tmp)}
+	b[ir.AnchorSlashTmp] = []string{canon("/tmp")}
+	var pd []string
+	for _, p := range PlatformDefaults {
+		if _, err := os.Lstat(p); err == nil {
+			pd = append(pd, p)
+		}
+	}
+	b[ir.AnchorPlatform] = pd
+	return b, nil
+}
+
+// ParseBindings parses "anchor=/path" flags (for exports bound elsewhere).
+// A later flag for the same anchor adds a path (platform_defaults takes
+// several).
+func ParseBindings(flags []string, into ir.Bindings) error {
+	seen := map[string]bool{}
+	for _, f := range flags {
+		name, p, ok := strings.Cut(f, "=")
+		if !ok || name == "" || !strings.HasPrefix(p, "/") {
+			return fmt.Errorf("--bind %q: want ANCHOR=/absolute/path", f)
+		}
+		if !seen[name] {
+			into[name] = nil
+			seen[name] = true
+		}
+		into[name] = append(into[name], path.Clean(p))
+	}
+	return nil
+}
+
+// passwdHome reads the home directory of uid from /etc/passwd (no cgo).
+func passwdHome(uid int) string {
+	f, err := os.Open("/etc/passwd")
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Split(sc.Text(), ":")
+		if len(fields) >= 6 && fields[2] == strconv.Itoa(uid) {
+			return fields[5]
+		}
+	}
+	return ""
+}
+
+// osView is the View of the real filesystem.
+type osView struct{}
+
+func (osView) Lstat(p string) Kind {
+	fi, err := os.Lstat(p)
+	switch {
+	case err != nil:
+		return KindMissing
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return KindSymlink
+	case fi.IsDir():
+		return KindDir
+	}
+	return KindFile
+}
+
+func (osView) Stat(p string) Kind {
+	fi, err := os.Stat(p)
+	switch {
+	case err != nil:
+		return KindMissing
+	case fi.IsDir():
+		return KindDir
+	}
+	return KindFile
+}
+
+func (osView) Subdirs(dir string) []string {
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, d := range des {
+		if d.IsDir() {
+			out = append(out, d.Name())
+		}
+	}
+	return out
+}
+
+// OSView returns the View of the real filesystem.
+func OSView() View { return osView{} }
+
+// PortGrant is one Landlock network rule.
+type PortGrant struct {
+	Port   uint16    `json:"port"`
+	Rights AccessNet `json:"rights"`
+}
+
+// Spec is the bound plan the launcher applies: everything the helper needs,
+// with absolute paths. It is built in sbx (never in the helper, whose start
+// must stay cheap) and passed to the helper on a file descriptor.
+type Spec struct {
+	// ABI is the Landlock ABI the ruleset is built for (0: no Landlock).
+	ABI     int         `json:"abi"`
+	Handled Handled     `json:"handled"`
+	Grants  []Grant     `json:"grants"`
+	Ports   []PortGrant `json:"ports,omitempty"`
+	Mounts  []MountOp   `json:"mounts"`
+	// NewNet asks for a fresh network namespace (CLONE_NEWNET).
+	NewNet  bool        `json:"new_net"`
+	Seccomp SeccompSpec `json:"seccomp"`
+	// Sockets are the listed pathname Unix sockets (supervisor).
+	Sockets []string `json:"sockets,omitempty"`
+	// ConnectTCP is the supervisor's copy of the connect ports.
+	ConnectTCP []ir.PortRange `json:"connect_tcp,omitempty"`
+	BindTCP    []ir.PortRange `json:"bind_tcp,omitempty"`
+	// Cwd is re-entered after the mounts (a cwd taken before a bind mount
+	// would still point below it).
+	Cwd string `json:"cwd"`
+	// Trace makes the helper print the time of each phase on stderr
+	// (SBX_LANDLOCK_TRACE=1 in sbx's environment; for benchmarks).
+	Trace bool `json:"trace,omitempty"`
+	// Path, Argv and Env are the command, set by the launcher.
+	Path string   `json:"path,omitempty"`
+	Argv []string `json:"argv,omitempty"`
+	Env  []string `json:"env,omitempty"`
+}
+
+// Report describes what a bound plan enforces: shown by `sbx run --dry-run`
+// and stored in the run's result (Result.Sandbox).
+type Report struct {
+	Mechanism string `json:"mechanism"`
+	Profile   string `json:"profile"`
+	// ABI is the Landlock ABI in use; KernelABI what the kernel offers;
+	// RequiredABI what the profile needs to be enforced exactly.
+	ABI         int  `json:"abi"`
+	KernelABI   int  `json:"kernel_abi"`
+	ABICap      int  `json:"abi_cap,omitempty"`
+	RequiredABI int  `json:"required_abi"`
+	Degraded    bool `json:"degraded"`
+	// NotEnforced lists, in degraded mode, every requirement the ABI in use
+	// lacks and what enforces the rule instead (Lost: nothing).
+	NotEnforced []Requirement  `json:"not_enforced,omitempty"`
+	NoCreate    []NoCreate     `json:"no_create,omitempty"`
+	Fidelity    []Fidelity     `json:"fidelity"`
+	Bound       []ir.BoundRule `json:"bound_rules,omitempty"`
+	Dropped     []ir.Dropped   `json:"dropped,omitempty"`
+	Grants      []Grant        `json:"landlock_rules,omitempty"`
+	Ports       []PortGrant    `json:"landlock_ports,omitempty"`
+	Mounts      []MountOp      `json:"mounts,omitempty"`
+	Network     string         `json:"network"`
+	Seccomp     []string       `json:"seccomp,omitempty"`
+	Base        []string       `json:"base,omitempty"`
+}
+
+// BindOptions configure Bind.
+type BindOptions struct {
+	// KernelABI is the ABI the running kernel reports (0: no Landlock).
+	KernelABI int
+	// ABICap, when positive, caps the ABI used below KernelABI. It exists so
+	// tests can exercise the refusal and degraded paths on a new kernel.
+	ABICap int
+	// AllowDegraded runs below the required ABI with best effort instead of
+	// refusing; the report lists what is not enforced.
+	AllowDegraded bool
+	// View is the filesystem to bind against; nil means the real one.
+	View View
+	// GlobBudget bounds the directory entries visited to expand deny globs
+	// (0: 200000).
+	GlobBudget int
+}
+
+// ErrABI is wrapped by Bind's error when the kernel's Landlock ABI is below
+// what the profile needs and degraded mode was not allowed.
+var ErrABI = errors.New("Landlock ABI too old for exact enforcement")
+
+// Bind binds the plan to one machine: anchors resolve with b, the layout is
+// recomputed over the real paths (the same algorithm as Compile), deny
+// globs are expanded, and the ruleset is fitted to the ABI in use.
+func (pl *Plan) Bind(b ir.Bindings, o BindOptions) (*Spec, *Report, error) {
+	if pl.Unsandboxed {
+		return nil, nil, fmt.Errorf("profile %s is unsandboxed: there is nothing to bind", pl.Profile)
+	}
+	v := o.View
+	if v == nil {
+		v = osView{}
+	}
+	abi := min(o.KernelABI, MaxKnownABI)
+	if o.ABICap > 0 {
+		abi = min(abi, o.ABICap)
+	}
+	abi = max(abi, 0)
+	rep := &Report{Mechanism: "landlock", Profile: pl.Profile, ABI: abi, KernelABI: o.KernelABI, ABICap: o.ABICap,
+		RequiredABI: pl.MinABI, Network: string(pl.Network.Mode), Base: pl.Base}
+
+	var short []Requirement
+	if abi == 0 {
+		short = append(short, Requirement{Feature: "landlock", ABI: 1, Kernel: KernelFor(1), Rule: "profile " + pl.Profile,
+			Fallback: "no Landlock: only the read-only mount view, masks and seccomp apply; reads and writes inside the view are not restricted", Lost: true})
+	}
+	for _, r := range pl.Requirements {
+		if r.ABI > abi {
+			short = append(short, r)
+		}
+	}
+	if len(short) > 0 && !o.AllowDegraded {
+		var lines []string
+		for _, r := range short {
+			lines = append(lines, fmt.Sprintf("  %s (%s) needs Landlock ABI %d (Linux %s) for %s", r.Rule, r.Source, r.ABI, r.Kernel, r.Feature))
+		}
+		have := fmt.Sprintf("this kernel provides ABI %d", o.KernelABI)
+		if o.ABICap > 0 && o.ABICap < o.KernelABI {
+			have += fmt.Sprintf(", capped to %d", o.ABICap)
+		}
+		return nil, rep, fmt.Errorf("%w: profile %s needs ABI %d, %s:\n%s\nrun with --allow-degraded to enforce it with best effort (the result lists what is not enforced)",
+			ErrABI, pl.Profile, pl.MinABI, have, strings.Join(lines, "\n"))
+	}
+	rep.Degraded = len(short) > 0
+	rep.NotEnforced = short
+
+	prof := &ir.Profile{Name: pl.Profile, Filesystem: ir.Filesystem{Protect: pl.Protect, DenyGlobs: pl.DenyGlobs},
+		Network: ir.Network{Mode: pl.Network.Mode, ConnectTCP: pl.Network.ConnectTCP, BindTCP: pl.Network.BindTCP, UnixSockets: pl.Network.UnixSockets, Source: pl.Network.Source}}
+	for _, r := range pl.Rules {
+		prof.Filesystem.Rules = append(prof.Filesystem.Rules, ir.PathRule{Path: r.Path, Access: r.Access, Source: r.Source})
+	}
+	bd, err := prof.Bind(b)
+	if err != nil {
+		return nil, rep, fmt.Errorf("binding profile %s: %w", pl.Profile, err)
+	}
+	rep.Bound, rep.Dropped = bd.Rules, bd.Dropped
+
+	t := newRuleTable(prof.Filesystem)
+	ins := boundInputs(bd, t)
+	globNotes, extra := expandGlobs(bd, v, o.GlobBudget, t)
+	ins = append(ins, extra...)
+	ins = append(ins, devInputs(bd, v)...)
+	lo := computeLayout(ins, v)
+	t.apply(lo.notes)
+	t.apply(globNotes)
+	for _, d := range bd.Dropped {
+		for i := range t.fid {
+			if t.fid[i].Source == d.Source && strings.HasSuffix(d.Rule, strings.TrimPrefix(t.fid[i].Rule, strings.SplitN(t.fid[i].Rule, " ", 2)[0]+" ")) {
+				t.apply([]note{{ref: i, level: LevelExact, detail: "not bound on this machine: " + d.Reason}})
+			}
+		}
+	}
+
+	spec := &Spec{ABI: abi, Handled: handledAt(abi, pl.Network.Mode), Cwd: firstOr(b[ir.AnchorCwd], "/")}
+	fsMask := FSRightsAt(abi)
+	for _, g := range lo.grants {
+		g.Rights &= fsMask
+		spec.Grants = append(spec.Grants, g)
+	}
+	for _, d := range StandardDevices {
+		if v.Stat(d) != KindMissing {
+			spec.Grants = append(spec.Grants, Grant{Path: d, Rights: DeviceRights & fsMask, Why: "standard device"})
+		}
+	}
+	spec.Grants = append(spec.Grants, Grant{Path: "/proc", Rights: ReadRights & fsMask, Why: "fresh procfs of the sandbox"})
+	spec.Grants = mergeGrants(spec.Grants)
+	spec.Mounts = append(lo.mounts, MountOp{Kind: MountProc, Path: "/proc", Why: "hide other processes"})
+	spec.NewNet = pl.Network.Namespace
+	spec.Seccomp = seccompFor(prof.Network, abi)
+	if pl.Network.Mode == ir.NetworkPorts && abi >= 4 {
+		ports := map[uint16]AccessNet{}
+		for _, r := range pl.Network.ConnectTCP {
+			for p := int(r.From); p <= int(r.To); p++ {
+				ports[uint16(p)] |= NetConnectTCP
+			}
+		}
+		for _, r := range pl.Network.BindTCP {
+			for p := int(r.From); p <= int(r.To); p++ {
+				ports[uint16(p)] |= NetBindTCP
+			}
+		}
+		for p, a := range ports {
+			spec.Ports = append(spec.Ports, PortGrant{Port: p, Rights: a})
+		}
+		sort.Slice(spec.Ports, func(i, j int) bool { return spec.Ports[i].Port < spec.Ports[j].Port })
+	}
+	for _, s := range bd.Sockets {
+		spec.Sockets = append(spec.Sockets, s.Path)
+	}
+	spec.ConnectTCP, spec.BindTCP = pl.Network.ConnectTCP, pl.Network.BindTCP
+
+	rep.Fidelity = append(t.fid, networkFidelity(prof.Network)...)
+	for i := range rep.Fidelity {
+		f := &rep.Fidelity[i]
+		for _, r := range short {
+			if r.Rule == f.Rule && r.Source == f.Source {
+				if r.Lost && f.Level.rank() < LevelPartial.rank() {
+					f.Level = LevelPartial
+				}
+				f.Detail = strings.TrimPrefix(f.Detail+"; ", "; ") + fmt.Sprintf("degraded: %s needs ABI %d: %s", r.Feature, r.ABI, r.Fallback)
+			}
+		}
+	}
+	rep.NoCreate = lo.noCreate
+	rep.Grants, rep.Ports, rep.Mounts = spec.Grants, spec.Ports, spec.Mounts
+	rep.Seccomp = SeccompSummary(spec.Seccomp)
+	return spec, rep, nil
+}
+
+func firstOr(s []string, def string) string {
+	if len(s) > 0 {
+		return s[0]
+	}
+	return def
+}
+
+// skipScan are trees never scanned for glob matches (virtual filesystems).
+var skipScan = map[string]bool{"/proc": true, "/sys": true, "/dev": true}
+
+// expandGlobs scans the readable roots for deny-glob matches and returns them
+// as forced deny inputs.
+func expandGlobs(bd *ir.Bound, v View, budget int, t *ruleTable) ([]note, []input) {
+	if len(bd.DenyGlobs) == 0 {
+		return nil, nil
+	}
+	if budget <= 0 {
+		budget = 200000
+	}
+	var notes []note
+	var out []input
+	seen := map[string]bool{}
+	// Roots: readable or writable rule paths that are not below another one.
+	var roots []string
+	for _, r := range bd.Rules {
+		if r.Access != ir.Deny {
+			roots = append(roots, r.Path)
+		}
+	}
+	sort.Strings(roots)
+	var top []string
+	for _, r := range roots {
+		if len(top) > 0 && ir.PathWithin(r, top[len(top)-1]) {
+			continue
+		}
+		top = append(top, r)
+	}
+	denied := map[string]bool{}
+	for _, r := range bd.Rules {
+		if r.Access == ir.Deny {
+			denied[r.Path] = true
+		}
+	}
+	for gi, g := range bd.DenyGlobs {
+		ref, ok := t.key[fmt.Sprintf("glob|%d", globIndex(bd, gi))]
+		if !ok {
+			ref = -1
+		}
+		visited := 0
+		exhausted := false
+		var walk func(dir string, depth int)
+		walk = func(dir string, depth int) {
+			if exhausted {
+				return
+			}
+			des, err := os.ReadDir(dir)
+			if err != nil {
+				return
+			}
+			for _, d := range des {
+				visited++
+				if visited > budget {
+					exhausted = true
+					return
+				}
+				p := ir.JoinAbs(dir, d.Name())
+				if ir.MatchGlob(g.Pattern, p) {
+					if !seen[p] {
+						seen[p] = true
+						out = append(out, input{path: p, access: ir.Deny, forced: true, ref: ref})
+					}
+					continue
+				}
+				if d.IsDir() && depth < g.MaxDepth && !skipScan[p] && !denied[p] {
+					walk(p, depth+1)
+				}
+			}
+		}
+		for _, r := range top {
+			matched := false
+			for p := r; ; p = path.Dir(p) {
+				if ir.MatchGlob(g.Pattern, p) {
+					if !seen[r] {
+						seen[r] = true
+						out = append(out, input{path: r, access: ir.Deny, forced: true, ref: ref})
+					}
+					matched = true
+					break
+				}
+				if p == "/" {
+					break
+				}
+			}
+			if matched || skipScan[r] || v.Stat(r) != KindDir {
+				continue
+			}
+			walk(r, 1)
+		}
+		detail := fmt.Sprintf("%d existing matches masked", countRef(out, ref))
+		if exhausted {
+			detail += fmt.Sprintf("; the scan stopped after %d entries, deeper matches are not denied", budget)
+		}
+		notes = append(notes, note{ref: ref, level: LevelPartial, mechanism: "mount-namespace mask", detail: detail})
+	}
+	return notes, out
+}
+
+// globIndex maps a bound glob back to the IR glob it came from (anchored
+// globs bind to one pattern per anchor path).
+func globIndex(bd *ir.Bound, gi int) int {
+	// Bound globs keep their source; the table is keyed by IR order, which
+	// Bind preserves, so the n-th distinct source is the n-th IR glob.
+	idx, last := -1, ir.Range{}
+	for i := 0; i <= gi; i++ {
+		if i == 0 || bd.DenyGlobs[i].Source != last {
+			idx++
+			last = bd.DenyGlobs[i].Source
+		}
+	}
+	return idx
+}
+
+func countRef(ins []input, ref int) int {
+	n := 0
+	for _, in := range ins {
+		if in.ref == ref {
+			n++
+		}
+	}
+	return n
+}
+
+// devInputs replaces /dev by the standard devices when a read or write rule
+// covers it (read /, write /): otherwise a root caller, whose dropped
+// capabilities do not matter for files it owns, could read raw block devices
+// (/dev/vda is root:disk 0660) and bypass every other rule. /dev is masked
+// and the standard devices are carried through the mask. An explicit rule on
+// /dev itself is respected.
+func devInputs(bd *ir.Bound, v View) []input {
+	covered := false
+	for _, r := range bd.Rules {
+		if r.Path == "/dev" {
+			return nil
+		}
+		if r.Access != ir.Deny && ir.PathWithin("/dev", r.Path) {
+			covered = true
+		}
+	}
+	if !covered || v.Stat("/dev") != KindDir {
+		return nil
+	}
+	ins := []input{{path: "/dev", access: ir.Deny, ref: -1}}
+	for _, d := range StandardDevices {
+		if v.Stat(d) != KindMissing {
+			ins = append(ins, input{path: d, access: ir.Read, ref: -1})
+		}
+	}
+	return ins
+}
+
+// mergeGrants keeps one grant per path (the union of rights), sorted. The
+// standard devices only ever get DeviceRights: the read entries that carry
+// them through a /dev mask must not add execute.
+func mergeGrants(gs []Grant) []Grant {
+	dev := map[string]bool{}
+	for _, d := range StandardDevices {
+		dev[d] = true
+	}
+	byPath := map[string]int{}
+	var out []Grant
+	for _, g := range gs {
+		if dev[g.Path] && g.Why != "standard device" {
+			continue
+		}
+		if i, ok := byPath[g.Path]; ok {
+			out[i].Rights |= g.Rights
+			out[i].NoFollow = out[i].NoFollow && g.NoFollow
+			continue
+		}
+		byPath[g.Path] = len(out)
+		out = append(out, g)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}

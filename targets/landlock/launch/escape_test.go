@@ -1,0 +1,596 @@
+//go:build linux
+
+package launch_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/sbx-dev/sbx/compiler"
+	"github.com/sbx-dev/sbx/compiler/target"
+	"github.com/sbx-dev/sbx/targets/landlock"
+	"github.com/sbx-dev/sbx/targets/landlock/launch"
+)
+
+// These tests run real commands under real Landlock, as root and as an
+// unprivileged user (uid 65534 through setpriv), and assert the exact errno
+// of each operation. Every denial case has a control (the same operation
+// unsandboxed, or on an allowed path) so that it cannot pass for the wrong
+// reason.
+
+var bin string // directory with sbx, probe and test artifacts (world-readable)
+
+// testProfiles are compiled into artifacts once.
+const testProfiles = `
+profile "t-carve" {
+  filesystem {
+    read    = [root, path(cwd, "ro")]
+    write   = [cwd, path(cwd, "ro", "gen"), tmpdir]
+    deny    = ["~/.ssh", path(cwd, "secret")]
+    protect = [".git"]
+  }
+  network { mode = "none" }
+}
+
+profile "t-ports" {
+  filesystem {
+    read  = [root]
+    write = [cwd]
+  }
+  network {
+    mode        = "ports"
+    connect_tcp = [PORTOK]
+  }
+}
+
+profile "t-full" {
+  filesystem {
+    read  = [root]
+    write = [cwd]
+  }
+  network {
+    mode   = "full"
+    reason = "test"
+  }
+}
+`
+
+func TestMain(m *testing.M) {
+	if launch.KernelABI() < 6 {
+		fmt.Println("skipping: these tests need Landlock ABI 6 or newer")
+		os.Exit(0)
+	}
+	code, err := setup(m)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Exit(code)
+}
+
+var portOK, portDenied int
+
+func setup(m *testing.M) (int, error) {
+	dir, err := os.MkdirTemp("/var/tmp", "sbxbin")
+	if err != nil {
+		return 0, err
+	}
+	defer os.RemoveAll(dir)
+	os.Chmod(dir, 0o755)
+	bin = dir
+	for pkg, out := range map[string]string{"../../../cmd/sbx": "sbx", "./testdata/probe": "probe"} {
+		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, out), pkg)
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if b, err := cmd.CombinedOutput(); err != nil {
+			return 0, fmt.Errorf("go build %s: %v\n%s", pkg, err, b)
+		}
+	}
+	// Two free ports: one the ports profile allows, one it does not.
+	for _, p := range []*int{&portOK, &portDenied} {
+		l, err := net.Listen("tcp4", "127.0.0.1:0")
+		if err != nil {
+			return 0, err
+		}
+		*p = l.Addr().(*net.TCPAddr).Port
+		l.Close()
+	}
+	src := strings.ReplaceAll(testProfiles, "PORTOK", strconv.Itoa(portOK))
+	res, ds := compiler.CompileSources([]compiler.Source{{Name: "test.hcl", Data: []byte(src)}})
+	if ds.HasErrors() {
+		return 0, fmt.Errorf("compiling test profiles: %v", ds)
+	}
+	for _, p := range res.Profiles {
+		a, ds := target.Build(p, "test", []target.Target{landlock.Target{}})
+		if ds.HasErrors() {
+			return 0, fmt.Errorf("artifact %s: %v", p.Name, ds)
+		}
+		data, err := a.Encode()
+		if err != nil {
+			return 0, err
+		}
+		if err := os.WriteFile(filepath.Join(dir, p.Name+".json"), data, 0o644); err != nil {
+			return 0, err
+		}
+	}
+	return m.Run(), nil
+}
+
+// user is who runs sbx.
+type user struct {
+	name string
+	uid  int
+}
+
+var users = []user{{"root", 0}, {"nobody", 65534}}
+
+// fixture is a tree owned by the user:
+//
+//	base/home/.ssh/id_rsa      "secret"   (denied in t-carve)
+//	base/home/readme           "home"
+//	base/ws/.git/config        "cfg"      (protected)
+//	base/ws/sub/file           "data"
+//	base/ws/ro/f, ro/gen/      read-only carve-out, writable reopened below
+//	base/ws/secret             "s"        (denied in t-carve)
+//	base/nogit/sub/            a workspace without .git
+//	base/outside/file          "out"      (readable, not writable)
+type fixture struct {
+	u                              user
+	base, home, ws, nogit, outside string
+}
+
+func newFixture(t *testing.T, u user) *fixture {
+	t.Helper()
+	base, err := os.MkdirTemp("/var/tmp", "sbxfx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(base) })
+	f := &fixture{u: u, base: base, home: base + "/home", ws: base + "/ws", nogit: base + "/nogit", outside: base + "/outside"}
+	files := map[string]string{
+		"home/.ssh/id_rsa": "secret", "home/readme": "home",
+		"ws/.git/config": "cfg", "ws/sub/file": "data", "ws/ro/f": "rofile", "ws/ro/gen/g": "gen", "ws/ro/gen/.git/HEAD": "ref", "ws/secret": "s",
+		"ws/file": "top", "nogit/sub/file": "x", "nogit/file": "y", "outside/file": "out",
+	}
+	for p, c := range files {
+		full := filepath.Join(base, p)
+		os.MkdirAll(filepath.Dir(full), 0o755)
+		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.Chmod(base+"/home/.ssh", 0o700)
+	os.Chmod(base, 0o755)
+	filepath.Walk(base, func(p string, _ os.FileInfo, _ error) error { return os.Lchown(p, u.uid, u.uid) })
+	return f
+}
+
+// result is the part of sbx's JSON result the tests look at.
+type result struct {
+	ExitCode int             `json:"exit_code"`
+	Stdout   string          `json:"stdout"`
+	Stderr   string          `json:"stderr"`
+	SbxError string          `json:"sbx_error"`
+	Sandbox  json.RawMessage `json:"sandbox"`
+}
+
+// sbx runs sbx with args as f's user, with HOME at the fixture's home.
+func (f *fixture) sbx(t *testing.T, args ...string) result {
+	t.Helper()
+	argv := append([]string{filepath.Join(bin, "sbx")}, args...)
+	if f.u.uid != 0 {
+		argv = append([]string{"setpriv", "--reuid=" + strconv.Itoa(f.u.uid), "--regid=" + strconv.Itoa(f.u.uid), "--clear-groups"}, argv...)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = []string{"HOME=" + f.home, "PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C"}
+	cmd.Dir = f.ws
+	out, err := cmd.Output()
+	var r result
+	if jerr := json.Unmarshal(out, &r); jerr != nil {
+		t.Fatalf("sbx %v: %v\n%s\n%v", args, jerr, out, err)
+	}
+	return r
+}
+
+// probe runs the probe tool under profile (a built-in name, or "@name" for
+// a test artifact) with cwd, and returns its one-line verdict.
+func (f *fixture) probe(t *testing.T, profile, cwd string, op ...string) string {
+	t.Helper()
+	args := []string{"run", "--json", "--cwd", cwd}
+	if strings.HasPrefix(profile, "@") {
+		args = append(args, "--artifact", filepath.Join(bin, profile[1:]+".json"))
+	} else {
+		args = append(args, "--profile", profile)
+	}
+	args = append(args, "--", filepath.Join(bin, "probe"))
+	r := f.sbx(t, append(args, op...)...)
+	if r.SbxError != "" {
+		t.Fatalf("sbx failed: %s", r.SbxError)
+	}
+	return strings.TrimSpace(r.Stdout + r.Stderr)
+}
+
+// unsandboxed runs the probe directly as f's user (the control).
+func (f *fixture) unsandboxed(t *testing.T, op ...string) string {
+	t.Helper()
+	argv := append([]string{filepath.Join(bin, "probe")}, op...)
+	if f.u.uid != 0 {
+		argv = append([]string{"setpriv", "--reuid=" + strconv.Itoa(f.u.uid), "--regid=" + strconv.Itoa(f.u.uid), "--clear-groups"}, argv...)
+	}
+	out, _ := exec.Command(argv[0], argv[1:]...).CombinedOutput()
+	return strings.TrimSpace(string(out))
+}
+
+type tcase struct {
+	name    string
+	profile string
+	cwd     func(f *fixture) string
+	op      func(f *fixture) []string
+	want    string
+	// control, if set, is the verdict of the same operation without the
+	// sandbox (proves the operation would otherwise succeed).
+	control string
+	// only restricts the case to one user.
+	only string
+	// controlRoot runs the control only as root.
+	controlRoot bool
+}
+
+func ws(f *fixture) string    { return f.ws }
+func nogit(f *fixture) string { return f.nogit }
+
+func ops(a ...string) func(*fixture) []string {
+	return func(f *fixture) []string {
+		out := make([]string, len(a))
+		r := strings.NewReplacer("WS", f.ws, "HOME", f.home, "OUT", f.outside, "NOGIT", f.nogit, "BASE", f.base)
+		for i, s := range a {
+			out[i] = r.Replace(s)
+		}
+		return out
+	}
+}
+
+func cases() []tcase {
+	return []tcase{
+		// Writable roots.
+		{name: "write existing file in workspace", profile: "workspace", cwd: ws, op: ops("write", "WS/sub/file"), want: "ok"},
+		{name: "create in workspace subdirectory", profile: "workspace", cwd: ws, op: ops("create", "WS/sub/new"), want: "ok"},
+		{name: "mkdir in workspace subdirectory", profile: "workspace", cwd: ws, op: ops("mkdir", "WS/sub/d"), want: "ok"},
+		{name: "rename within a workspace subdirectory", profile: "workspace", cwd: ws, op: ops("rename", "WS/sub/file", "WS/sub/file2"), want: "ok"},
+		{name: "create at workspace top (restrictive: .hg etc. missing)", profile: "workspace", cwd: ws, op: ops("create", "WS/newtop"), want: "EACCES", control: "ok"},
+		{name: "create at top with every protected name present", profile: "@t-carve", cwd: ws, op: ops("create", "WS/newtop"), want: "ok"},
+		{name: "write outside writable roots", profile: "workspace", cwd: ws, op: ops("write", "OUT/file"), want: "EROFS", control: "ok"},
+		{name: "create outside writable roots", profile: "workspace", cwd: ws, op: ops("create", "OUT/new"), want: "EROFS", control: "ok"},
+		{name: "truncate read-only file", profile: "workspace", cwd: ws, op: ops("truncate", "OUT/file"), want: "EROFS", control: "ok"},
+		// .git inside the workspace.
+		{name: ".git/config cannot be written", profile: "workspace", cwd: ws, op: ops("write", "WS/.git/config"), want: "EROFS", control: "ok"},
+		{name: ".git cannot get new files", profile: "workspace", cwd: ws, op: ops("create", "WS/.git/hooks-x"), want: "EROFS", control: "ok"},
+		{name: ".git cannot be renamed", profile: "workspace", cwd: ws, op: ops("rename", "WS/.git", "WS/g2"), want: "EACCES", control: "ok"},
+		{name: ".git cannot be renamed (t-carve, top creatable)", profile: "@t-carve", cwd: ws, op: ops("rename", "WS/.git", "WS/g2"), want: "EBUSY", control: "ok"},
+		{name: ".git cannot be removed", profile: "@t-carve", cwd: ws, op: ops("unlink", "WS/.git/config"), want: "EROFS", control: "ok"},
+		{name: ".git cannot be replaced by exchange", profile: "@t-carve", cwd: ws, op: ops("exchange", "WS/sub", "WS/.git"), want: "EBUSY", control: "ok"},
+		{name: ".git cannot be replaced through a symlink", profile: "@t-carve", cwd: ws, op: ops("symlink", "WS/sub", "WS/.git"), want: "EEXIST"},
+		{name: ".git truncate", profile: "@t-carve", cwd: ws, op: ops("truncate", "WS/.git/config"), want: "EROFS", control: "ok"},
+		{name: ".git metadata", profile: "@t-carve", cwd: ws, op: ops("chmod", "WS/.git/config"), want: "EROFS", control: "ok"},
+		{name: "missing .git cannot be created (mkdir)", profile: "@t-carve", cwd: nogit, op: ops("mkdir", "NOGIT/.git"), want: "EACCES", control: "ok"},
+		{name: "missing .git cannot be created (symlink)", profile: "@t-carve", cwd: nogit, op: ops("symlink", "NOGIT/sub", "NOGIT/.git"), want: "EACCES", control: "ok"},
+		{name: "missing .git cannot be created (rename)", profile: "@t-carve", cwd: nogit, op: ops("rename", "NOGIT/sub", "NOGIT/.git"), want: "EACCES", control: "ok"},
+		{name: "existing subdirectory stays writable without .git", profile: "@t-carve", cwd: nogit, op: ops("create", "NOGIT/sub/new"), want: "ok"},
+		{name: "existing top-level file stays writable without .git", profile: "@t-carve", cwd: nogit, op: ops("write", "NOGIT/file"), want: "ok"},
+		// Denied paths inside readable trees.
+		{name: "denied file cannot be read", profile: "@t-carve", cwd: ws, op: ops("read", "HOME/.ssh/id_rsa"), want: "EACCES", control: "ok"},
+		{name: "denied dir cannot be listed", profile: "@t-carve", cwd: ws, op: ops("list", "HOME/.ssh"), want: "EACCES", control: "ok"},
+		{name: "readable sibling of a denied dir", profile: "@t-carve", cwd: ws, op: ops("read", "HOME/readme", "home"), want: "ok"},
+		{name: "denied file in workspace", profile: "@t-carve", cwd: ws, op: ops("read", "WS/secret"), want: "EACCES", control: "ok"},
+		{name: "denied file cannot be removed", profile: "@t-carve", cwd: ws, op: ops("unlink", "WS/secret"), want: "EBUSY", control: "ok"},
+		{name: "hard link to a denied file", profile: "@t-carve", cwd: ws, op: ops("link", "HOME/.ssh/id_rsa", "WS/sub/stolen"), want: "EACCES", control: "ok"},
+		{name: "hard link to a denied file in the workspace", profile: "@t-carve", cwd: ws, op: ops("link", "WS/secret", "WS/sub/stolen"), want: "EXDEV", control: "ok"},
+		{name: "memfd exec stays confined", profile: "@t-carve", cwd: ws, op: ops("memfd-exec", "/bin/cat", "HOME/.ssh/id_rsa"), want: "x: BASE/home/.ssh/id_rsa: Permission denied"},
+		// Carve-outs.
+		{name: "read-only carve-out", profile: "@t-carve", cwd: ws, op: ops("write", "WS/ro/f"), want: "EROFS", control: "ok"},
+		{name: "read-only carve-out create", profile: "@t-carve", cwd: ws, op: ops("create", "WS/ro/new"), want: "EROFS", control: "ok"},
+		{name: "reopened writable descendant", profile: "@t-carve", cwd: ws, op: ops("create", "WS/ro/gen/new"), want: "ok"},
+		{name: "reopened writable descendant write", profile: "@t-carve", cwd: ws, op: ops("write", "WS/ro/gen/g"), want: "ok"},
+		{name: "rename across rule boundary (out of carve-out)", profile: "@t-carve", cwd: ws, op: ops("rename", "WS/ro/gen/g", "WS/sub/g"), want: "EXDEV", control: "ok"},
+		{name: "rename into read-only", profile: "@t-carve", cwd: ws, op: ops("rename", "WS/sub/file", "WS/ro/file"), want: "EXDEV", control: "ok"},
+		{name: "rename out of workspace", profile: "@t-carve", cwd: ws, op: ops("rename", "WS/sub/file", "OUT/file2"), want: "EXDEV", control: "ok"},
+		{name: "link across rule boundary", profile: "@t-carve", cwd: ws, op: ops("link", "OUT/file", "WS/sub/l"), want: "EXDEV", control: "ok"},
+		// Metadata outside writable roots.
+		{name: "chmod outside", profile: "workspace", cwd: ws, op: ops("chmod", "OUT/file"), want: "EROFS", control: "ok"},
+		{name: "chown outside", profile: "workspace", cwd: ws, op: ops("chown", "OUT/file"), want: "EROFS", control: "ok"},
+		{name: "utime outside", profile: "workspace", cwd: ws, op: ops("utime", "OUT/file"), want: "EROFS", control: "ok"},
+		{name: "setxattr outside", profile: "workspace", cwd: ws, op: ops("setxattr", "OUT/file"), want: "EROFS"},
+		{name: "chmod inside workspace", profile: "workspace", cwd: ws, op: ops("chmod", "WS/sub/file"), want: "ok"},
+		// Device nodes.
+		{name: "mknod char device in workspace", profile: "workspace", cwd: ws, op: ops("mknod-char", "WS/sub/null"), want: "EPERM", only: "root", control: "ok"},
+		{name: "mknod fifo in workspace", profile: "workspace", cwd: ws, op: ops("mknod-fifo", "WS/sub/fifo"), want: "ok"},
+		{name: "raw block device", profile: "read-only", cwd: ws, op: ops("read", "/dev/vda"), want: "ENOENT", only: "root"},
+		{name: "/dev/null writable", profile: "read-only", cwd: ws, op: ops("write", "/dev/null"), want: "ok"},
+		// Network none.
+		{name: "tcp connect 127.0.0.1", profile: "workspace", cwd: ws, op: ops("tcp-connect", "127.0.0.1:PORTOK"), want: "EACCES"},
+		{name: "tcp connect ::1", profile: "workspace", cwd: ws, op: ops("tcp-connect", "[::1]:PORTOK"), want: "EACCES"},
+		{name: "tcp bind", profile: "workspace", cwd: ws, op: ops("tcp-bind", "127.0.0.1:0"), want: "EACCES", control: "ok"},
+		{name: "tcp listen unbound", profile: "workspace", cwd: ws, op: ops("tcp-listen", "127.0.0.1:0"), want: "EACCES", control: "ok"},
+		{name: "mptcp", profile: "workspace", cwd: ws, op: ops("mptcp-connect", "127.0.0.1:PORTOK"), want: "EACCES"},
+		{name: "udp 127.0.0.1", profile: "workspace", cwd: ws, op: ops("udp-send", "127.0.0.1:9"), want: "EACCES", control: "ok"},
+		{name: "udp ::1", profile: "workspace", cwd: ws, op: ops("udp-send", "[::1]:9"), want: "EACCES", control: "ok"},
+		{name: "udp via int 0x80", profile: "workspace", cwd: ws, op: ops("udp-int80"), want: "ENOSYS", control: "ok"},
+		{name: "io_uring", profile: "workspace", cwd: ws, op: ops("io-uring"), want: "EPERM", control: "ok"},
+		{name: "raw socket", profile: "workspace", cwd: ws, op: ops("raw"), want: "EACCES", only: "root", control: "ok"},
+		{name: "icmp datagram socket", profile: "workspace", cwd: ws, op: ops("icmp-dgram"), want: "EACCES"},
+		{name: "packet socket", profile: "workspace", cwd: ws, op: ops("packet"), want: "EACCES", only: "root", control: "ok"},
+		{name: "netlink socket", profile: "workspace", cwd: ws, op: ops("netlink"), want: "EACCES", control: "ok"},
+		{name: "sctp", profile: "workspace", cwd: ws, op: ops("sctp"), want: "EACCES"},
+		{name: "abstract unix socket", profile: "workspace", cwd: ws, op: ops("abstract-connect", "sbxtest-abstract"), want: "EACCES"},
+		{name: "signal to outside process", profile: "workspace", cwd: ws, op: ops("kill", "PARENTPID"), want: "ESRCH"},
+		// Network ports.
+		{name: "ports: listed port", profile: "@t-ports", cwd: ws, op: ops("tcp-connect", "127.0.0.1:PORTOK"), want: "ok"},
+		{name: "ports: listed port ::1", profile: "@t-ports", cwd: ws, op: ops("tcp-connect", "[::1]:PORTOK"), want: "ok"},
+		{name: "ports: unlisted port", profile: "@t-ports", cwd: ws, op: ops("tcp-connect", "127.0.0.1:PORTNO"), want: "EACCES", control: "ok"},
+		{name: "ports: unlisted port ::1", profile: "@t-ports", cwd: ws, op: ops("tcp-connect", "[::1]:PORTNO"), want: "EACCES", control: "ok"},
+		{name: "ports: bind", profile: "@t-ports", cwd: ws, op: ops("tcp-bind", "127.0.0.1:PORTOK"), want: "EACCES"},
+		{name: "ports: listen unbound", profile: "@t-ports", cwd: ws, op: ops("tcp-listen", "127.0.0.1:0"), want: "EACCES", control: "ok"},
+		{name: "ports: mptcp to listed port", profile: "@t-ports", cwd: ws, op: ops("mptcp-connect", "127.0.0.1:PORTOK"), want: "EACCES"},
+		{name: "ports: udp", profile: "@t-ports", cwd: ws, op: ops("udp-send", "127.0.0.1:PORTOK"), want: "EACCES", control: "ok"},
+		{name: "ports: unix socket", profile: "@t-ports", cwd: ws, op: ops("unix-connect", "UNIXSOCK"), want: "EACCES", control: "ok"},
+		{name: "ports: abstract", profile: "@t-ports", cwd: ws, op: ops("abstract-connect", "sbxtest-abstract"), want: "EACCES", control: "ok"},
+		{name: "full: unlisted unix socket", profile: "@t-full", cwd: ws, op: ops("unix-connect", "UNIXSOCK"), want: "EACCES", control: "ok"},
+		{name: "full: tcp", profile: "@t-full", cwd: ws, op: ops("tcp-connect", "127.0.0.1:PORTOK"), want: "ok"},
+		{name: "none: unix socket", profile: "workspace", cwd: ws, op: ops("unix-connect", "UNIXSOCK"), want: "EACCES", control: "ok"},
+		{name: "unix datagram socket", profile: "workspace", cwd: ws, op: ops("unix-dgram"), want: "EACCES", control: "ok"},
+		{name: "unix datagram socketpair", profile: "workspace", cwd: ws, op: ops("socketpair-dgram"), want: "EACCES", control: "ok"},
+		{name: "unix stream socketpair", profile: "workspace", cwd: ws, op: ops("socketpair"), want: "ok"},
+		// Processes, IPC, keyrings, descriptors.
+		{name: "other processes' /proc", profile: "workspace", cwd: ws, op: ops("proc-environ", "PARENTPID"), want: "ENOENT", control: "ok", controlRoot: true},
+		{name: "/proc/1/mem (own, /proc is read-only)", profile: "workspace", cwd: ws, op: ops("proc-mem", "1"), want: "EACCES"},
+		{name: "outside process /proc/PID/mem", profile: "workspace", cwd: ws, op: ops("proc-mem", "PARENTPID"), want: "ENOENT"},
+		{name: "outside process /proc/PID/root", profile: "workspace", cwd: ws, op: ops("proc-root", "PARENTPID"), want: "ENOENT"},
+		{name: "SysV shm of the host", profile: "workspace", cwd: ws, op: ops("shmget", "SHMKEY"), want: "ENOENT", control: "ok"},
+		{name: "user keyring add", profile: "workspace", cwd: ws, op: ops("add-key"), want: "EPERM", control: "ok"},
+		{name: "user keyring read", profile: "workspace", cwd: ws, op: ops("keyctl-read"), want: "EPERM", control: "ok"},
+		{name: "ptrace", profile: "workspace", cwd: ws, op: ops("ptrace", "1"), want: "EPERM"},
+		{name: "unshare user namespace", profile: "workspace", cwd: ws, op: ops("unshare-user"), want: "EPERM"},
+		{name: "clone new user namespace", profile: "workspace", cwd: ws, op: ops("clone-newuser"), want: "EPERM", control: "ok"},
+		{name: "chroot", profile: "workspace", cwd: ws, op: ops("chroot"), want: "EPERM", only: "root", control: "ok"},
+		{name: "mount", profile: "workspace", cwd: ws, op: ops("mount", "WS/sub"), want: "EPERM", only: "root", control: "ok"},
+		{name: "umount a carve-out", profile: "workspace", cwd: ws, op: ops("umount", "WS/.git"), want: "EPERM"},
+		{name: "name_to_handle_at", profile: "workspace", cwd: ws, op: ops("open-by-handle", "WS/sub/file"), want: "EPERM", control: "ok"},
+		{name: "TIOCSTI", profile: "workspace", cwd: ws, op: ops("tiocsti"), want: "EPERM"},
+		{name: "personality ADDR_NO_RANDOMIZE", profile: "workspace", cwd: ws, op: ops("personality"), want: "EPERM", control: "ok"},
+		{name: "bpf", profile: "workspace", cwd: ws, op: ops("bpf"), want: "EPERM"},
+		{name: "userfaultfd", profile: "workspace", cwd: ws, op: ops("userfaultfd"), want: "EPERM"},
+		{name: "setuid(0) as root without capabilities", profile: "workspace", cwd: ws, op: ops("setuid-root"), want: "ok", only: "root"},
+		{name: "no core dumps", profile: "workspace", cwd: ws, op: ops("core-limit"), want: "EPERM"},
+	}
+}
+
+func TestEscapes(t *testing.T) {
+	// A listener on each loopback address for the port tests.
+	var lns []net.Listener
+	for _, a := range []string{"127.0.0.1", "[::1]"} {
+		for _, p := range []int{portOK, portDenied} {
+			l, err := net.Listen("tcp", a+":"+strconv.Itoa(p))
+			if err != nil {
+				t.Fatalf("listen %s:%d: %v", a, p, err)
+			}
+			lns = append(lns, l)
+			go func() {
+				for {
+					c, err := l.Accept()
+					if err != nil {
+						return
+					}
+					c.Close()
+				}
+			}()
+		}
+	}
+	defer func() {
+		for _, l := range lns {
+			l.Close()
+		}
+	}()
+	// An abstract and a pathname Unix socket outside the sandbox.
+	abs, err := net.Listen("unix", "@sbxtest-abstract")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer abs.Close()
+	sockDir, _ := os.MkdirTemp("/var/tmp", "sbxsock")
+	os.Chmod(sockDir, 0o755)
+	defer os.RemoveAll(sockDir)
+	sockPath := sockDir + "/s.sock"
+	us, err := net.Listen("unix", sockPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer us.Close()
+	os.Chmod(sockPath, 0o777)
+	// A SysV shared memory segment of the host.
+	shmKey := 0x5b0c0000 + os.Getpid()%0xffff
+	shmID, err := unix.SysvShmGet(shmKey, 4096, unix.IPC_CREAT|0o666)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.SysvShmCtl(shmID, unix.IPC_RMID, nil)
+
+	repl := strings.NewReplacer("PORTOK", strconv.Itoa(portOK), "PORTNO", strconv.Itoa(portDenied),
+		"UNIXSOCK", sockPath, "PARENTPID", strconv.Itoa(os.Getpid()), "SHMKEY", strconv.Itoa(shmKey))
+	for _, u := range users {
+		t.Run(u.name, func(t *testing.T) {
+			if u.uid != 0 {
+				if _, err := exec.LookPath("setpriv"); err != nil {
+					t.Skip("setpriv is missing: cannot run as an unprivileged user")
+				}
+			}
+			for _, c := range cases() {
+				if c.only != "" && c.only != u.name {
+					continue
+				}
+				t.Run(c.name, func(t *testing.T) {
+					f := newFixture(t, u)
+					op := c.op(f)
+					for i := range op {
+						op[i] = repl.Replace(op[i])
+					}
+					want := strings.NewReplacer("BASE", f.base).Replace(c.want)
+					got := f.probe(t, c.profile, c.cwd(f), op...)
+					if got != want {
+						t.Errorf("sbx run --profile %s -- probe %s: got %q, want %q", c.profile, strings.Join(op, " "), got, want)
+					}
+					if c.control != "" && (!c.controlRoot || u.uid == 0) {
+						f2 := newFixture(t, u)
+						op2 := c.op(f2)
+						for i := range op2 {
+							op2[i] = repl.Replace(op2[i])
+						}
+						if got := f2.unsandboxed(t, op2...); got != c.control {
+							t.Errorf("control (no sandbox) probe %s: got %q, want %q", strings.Join(op2, " "), got, c.control)
+						}
+					}
+				})
+			}
+		})
+	}
+}
+
+// TestNoCgoNoPsx checks that sbx depends neither on psx (cgo when
+// CGO_ENABLED=1) nor on go-landlock.
+func TestNoCgoNoPsx(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "../../../cmd/sbx").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		if strings.Contains(dep, "psx") || strings.Contains(dep, "go-landlock") || dep == "runtime/cgo" || dep == "os/user" {
+			t.Errorf("cmd/sbx depends on %s", dep)
+		}
+	}
+}
+
+// TestSbxNotRestricted checks that sbx itself stays unrestricted: the
+// sandbox applies to the helper's thread only, and the command runs as PID
+// 1 of its namespace with no capabilities and no_new_privs.
+func TestSbxNotRestricted(t *testing.T) {
+	f := newFixture(t, users[0])
+	r := f.sbx(t, "run", "--json", "--cwd", f.ws, "--", "/bin/sh", "-c", "grep -E '^(NoNewPrivs|CapEff|CapBnd|Seccomp):' /proc/self/status; echo pid=$$")
+	want := "CapEff:\t0000000000000000\nCapBnd:\t0000000000000000\nNoNewPrivs:\t1\nSeccomp:\t2\npid=1\n"
+	if r.Stdout != want {
+		t.Errorf("sandboxed status:\n%s\nwant:\n%s", r.Stdout, want)
+	}
+	var st unix.Stat_t
+	_ = st
+	b, _ := os.ReadFile("/proc/self/status")
+	if !strings.Contains(string(b), "NoNewPrivs:\t0") {
+		t.Errorf("the test process (sbx's parent) got no_new_privs")
+	}
+}
+
+var _ = syscall.Getpid
+
+// TestInheritedDescriptors passes descriptors 3 and 4 to sbx and checks the
+// command cannot use them (close_range in the helper, os/exec in sbx).
+func TestInheritedDescriptors(t *testing.T) {
+	f := newFixture(t, users[0])
+	file, err := os.Open(f.outside + "/file")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer file.Close()
+	r, w, _ := os.Pipe()
+	defer r.Close()
+	defer w.Close()
+	cmd := exec.Command(filepath.Join(bin, "sbx"), "run", "--json", "--cwd", f.ws, "--", "/bin/sh", "-c", "cat <&3; echo x >&4; ls /proc/self/fd")
+	cmd.ExtraFiles = []*os.File{file, w}
+	cmd.Env = []string{"HOME=" + f.home, "PATH=/usr/bin:/bin"}
+	out, _ := cmd.Output()
+	var res result
+	if err := json.Unmarshal(out, &res); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if res.Stdout != "0\n1\n2\n3\n" { // 3 is ls's own directory handle
+		t.Errorf("descriptors in the sandbox: %q", res.Stdout)
+	}
+	if !strings.Contains(res.Stderr, "3: Bad file descriptor") || !strings.Contains(res.Stderr, "4: Bad file descriptor") {
+		t.Errorf("stderr: %q", res.Stderr)
+	}
+}
+
+// TestABICap exercises the refusal and degraded paths on this kernel.
+func TestABICap(t *testing.T) {
+	f := newFixture(t, users[0])
+	// Strict: the workspace profile needs ABI 6.
+	r := f.sbx(t, "run", "--json", "--landlock-abi-cap", "5", "--cwd", f.ws, "--", "/bin/true")
+	if r.ExitCode != 125 || !strings.Contains(r.SbxError, "needs Landlock ABI 6 (Linux 6.12) for scope_signal") ||
+		!strings.Contains(r.SbxError, "capped to 5") || !strings.Contains(r.SbxError, "builtin:workspace.hcl") {
+		t.Errorf("strict refusal: exit %d, %q", r.ExitCode, r.SbxError)
+	}
+	r = f.sbx(t, "run", "--json", "--landlock-abi-cap", "2", "--cwd", f.ws, "--", "/bin/true")
+	for _, want := range []string{"read / (builtin:workspace.hcl:10:16) needs Landlock ABI 3 (Linux 6.2) for truncate", "network none", "ioctl_dev"} {
+		if !strings.Contains(r.SbxError, want) {
+			t.Errorf("refusal at ABI 2 does not name %q: %s", want, r.SbxError)
+		}
+	}
+	// Degraded: runs, and the result lists what is not enforced.
+	for _, cap := range []string{"1", "3"} {
+		r = f.sbx(t, "run", "--json", "--allow-degraded", "--landlock-abi-cap", cap, "--cwd", f.ws, "--",
+			filepath.Join(bin, "probe"), "write", f.outside+"/file")
+		if r.SbxError != "" || strings.TrimSpace(r.Stdout) != "EROFS" {
+			t.Errorf("degraded ABI %s: %q %q", cap, r.Stdout, r.SbxError)
+		}
+		var rep landlock.Report
+		if err := json.Unmarshal(r.Sandbox, &rep); err != nil {
+			t.Fatal(err)
+		}
+		if !rep.Degraded || rep.ABI != atoi(cap) || len(rep.NotEnforced) == 0 {
+			t.Errorf("degraded ABI %s report: degraded=%v abi=%d not_enforced=%v", cap, rep.Degraded, rep.ABI, rep.NotEnforced)
+		}
+		lost := false
+		for _, n := range rep.NotEnforced {
+			lost = lost || (n.Feature == "ioctl_dev" && n.Lost)
+		}
+		if !lost {
+			t.Errorf("degraded ABI %s does not list ioctl_dev as lost: %+v", cap, rep.NotEnforced)
+		}
+	}
+	// Degraded at ABI 1: denied reads still fail (masks), writes outside fail.
+	r = f.sbx(t, "run", "--json", "--allow-degraded", "--landlock-abi-cap", "1", "--artifact", filepath.Join(bin, "t-carve.json"),
+		"--cwd", f.ws, "--", filepath.Join(bin, "probe"), "read", f.home+"/.ssh/id_rsa")
+	if strings.TrimSpace(r.Stdout) != "EACCES" {
+		t.Errorf("degraded ABI 1 denied read: %q %q", r.Stdout, r.SbxError)
+	}
+	// Ports at ABI 3: TCP is denied altogether (restrictive fallback).
+	r = f.sbx(t, "run", "--json", "--allow-degraded", "--landlock-abi-cap", "3", "--artifact", filepath.Join(bin, "t-ports.json"),
+		"--cwd", f.ws, "--", filepath.Join(bin, "probe"), "tcp-connect", "127.0.0.1:"+strconv.Itoa(portOK))
+	if strings.TrimSpace(r.Stdout) != "EACCES" {
+		t.Errorf("degraded ports at ABI 3: %q %q", r.Stdout, r.SbxError)
+	}
+}
+
+func atoi(s string) int { n, _ := strconv.Atoi(s); return n }
+
+// TestDryRun checks that the bound plan is visible without running.
+func TestDryRun(t *testing.T) {
+	f := newFixture(t, users[0])
+	cmd := exec.Command(filepath.Join(bin, "sbx"), "run", "--dry-run", "--artifact", filepath.Join(bin, "t-carve.json"), "--cwd", f.ws, "--", "/bin/true")
+	cmd.Env = []string{"HOME=" + f.home, "PATH=/usr/bin:/bin"}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	for _, want := range []string{"read-only       " + f.ws + "/.git", "mask            " + f.home + "/.ssh", "read-write      " + f.ws + "/ro/gen",
+		"read-only       " + f.ws + "/ro", "supplementary", "mount-namespace mask", "socket(): only AF_UNIX"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("dry run lacks %q:\n%s", want, out)
+		}
+	}
+}

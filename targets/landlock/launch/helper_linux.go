@@ -1,0 +1,155 @@
+package launch
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strconv"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/sbx-dev/sbx/targets/landlock"
+)
+
+// HelperArg is the hidden argv[1] with which sbx re-executes itself as the
+// sandbox helper. cmd/sbx dispatches it before anything else.
+const HelperArg = "__sbx-landlock-helper"
+
+// Exit codes of the helper when it cannot start the command.
+const (
+	exitSetup       = 125 // the sandbox could not be set up (fails closed)
+	exitNotExec     = 126 // the command exists but cannot be executed
+	exitNotFound    = 127 // the command does not exist
+	maxSpecBytes    = 16 << 20
+	closeRangeCloex = 1 << 2 // CLOSE_RANGE_CLOEXEC
+)
+
+// RunHelper is the helper's entry point: args are the arguments after
+// HelperArg. It confines the calling thread and execs the command; it only
+// returns through os.Exit.
+//
+// The helper runs as PID 1 of the PID namespace the executor created, in
+// fresh mount and IPC namespaces (and network namespace for network none)
+// that Wrap requested. Everything it restricts is per thread — capability
+// sets, no_new_privs, the Landlock domain (landlock_restrict_self without
+// TSYNC), the seccomp filter (without TSYNC) — so it works on one locked OS
+// thread and execs from that same thread: execve keeps the calling thread's
+// credentials and filter and ends the others. sbx itself is never restricted.
+func RunHelper(args []string) {
+	runtime.LockOSThread()
+	if len(args) != 1 {
+		fail(exitSetup, "sbx: %s: want exactly one argument (the spec descriptor)", HelperArg)
+	}
+	fd, err := strconv.Atoi(args[0])
+	if err != nil || fd < 3 {
+		fail(exitSetup, "sbx: %s: bad descriptor %q", HelperArg, args[0])
+	}
+	spec, err := readSpec(fd)
+	if err != nil {
+		fail(exitSetup, "sbx: sandbox setup failed: %v", err)
+	}
+	if err := confine(spec); err != nil {
+		fail(exitSetup, "sbx: sandbox setup failed: %v", err)
+	}
+	err = syscall.Exec(spec.Path, spec.Argv, spec.Env)
+	name := spec.Path
+	if len(spec.Argv) > 0 {
+		name = spec.Argv[0]
+	}
+	if errors.Is(err, syscall.ENOENT) {
+		fail(exitNotFound, "sbx: %s: not found", name)
+	}
+	fail(exitNotExec, "sbx: %s: %v", name, err)
+}
+
+func fail(code int, format string, args ...any) {
+	fmt.Fprintf(os.Stderr, format+"\n", args...)
+	os.Exit(code)
+}
+
+func readSpec(fd int) (*landlock.Spec, error) {
+	f := os.NewFile(uintptr(fd), "spec")
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxSpecBytes))
+	if err != nil {
+		return nil, fmt.Errorf("reading the sandbox spec: %w", err)
+	}
+	var s landlock.Spec
+	if err := json.Unmarshal(data, &s); err != nil {
+		return nil, fmt.Errorf("decoding the sandbox spec: %w", err)
+	}
+	if s.Path == "" || len(s.Argv) == 0 {
+		return nil, errors.New("the sandbox spec names no command")
+	}
+	return &s, nil
+}
+
+// confine applies the spec to the calling (locked) thread. The order
+// matters: mounts need capabilities; Landlock rules are opened on the final
+// view; capabilities are dropped before no_new_privs and restrict_self;
+// the seccomp filter comes last since it denies mount and friends.
+func confine(s *landlock.Spec) error {
+	t0 := time.Now()
+	mark := func(what string) {
+		if s.Trace {
+			fmt.Fprintf(os.Stderr, "sbx-helper: %-10s %6dus\n", what, time.Since(t0).Microseconds())
+		}
+	}
+	defer mark("confined")
+	if s.Seccomp.NeedsSupervisor() {
+		return errors.New("this profile needs the seccomp user-notification supervisor (listed Unix sockets or bind ports), which this sbx does not implement yet; remove the unix_sockets/bind_tcp rules or use a profile without them")
+	}
+	if len(s.Mounts) > 0 {
+		if err := applyMounts(s.Mounts); err != nil {
+			return fmt.Errorf("mount namespace: %w", err)
+		}
+	}
+	mark("mounts")
+	if s.Cwd != "" {
+		if err := unix.Chdir(s.Cwd); err != nil {
+			return fmt.Errorf("entering the working directory %s: %w", s.Cwd, err)
+		}
+	}
+	rfd := -1
+	if s.ABI > 0 {
+		var err error
+		if rfd, err = buildRuleset(s); err != nil {
+			return err
+		}
+	}
+	mark("ruleset")
+	prog, err := buildFilter(s.Seccomp)
+	if err != nil {
+		return err
+	}
+	// No core dumps: a core_pattern pipe helper runs outside the sandbox.
+	if err := unix.Setrlimit(unix.RLIMIT_CORE, &unix.Rlimit{}); err != nil {
+		return fmt.Errorf("setrlimit(RLIMIT_CORE): %w", err)
+	}
+	if err := dropCapabilities(); err != nil {
+		return err
+	}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS): %w", err)
+	}
+	if rfd >= 0 {
+		if err := restrictSelf(rfd); err != nil {
+			return err
+		}
+		unix.Close(rfd)
+	}
+	if _, err := installFilter(prog, false); err != nil {
+		return err
+	}
+	// Every descriptor but stdin, stdout and stderr closes on exec, whatever
+	// the caller leaked into the helper.
+	if err := unix.CloseRange(3, ^uint(0), closeRangeCloex); err != nil {
+		return fmt.Errorf("close_range: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,234 @@
+//go:build linux && (amd64 || arm64)
+
+package launch
+
+import (
+	"fmt"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/sbx-dev/sbx/ir"
+	"github.com/sbx-dev/sbx/targets/landlock"
+)
+
+// Classic BPF opcodes (include/uapi/linux/filter.h).
+const (
+	bpfLD   = 0x00
+	bpfW    = 0x00
+	bpfABS  = 0x20
+	bpfALU  = 0x04
+	bpfAND  = 0x50
+	bpfJMP  = 0x05
+	bpfJEQ  = 0x10
+	bpfJGE  = 0x30
+	bpfJSET = 0x40
+	bpfK    = 0x00
+	bpfRET  = 0x06
+)
+
+// Seccomp return values and data offsets.
+const (
+	retAllow     = 0x7fff0000
+	retErrno     = 0x00050000
+	retUserNotif = 0x7fc00000
+
+	offNr   = 0
+	offArch = 4
+	offArgs = 16 // args[i] at 16+8*i; the low 32 bits first (little endian)
+
+	seccompSetModeFilter = 1
+)
+
+// Namespace flags clone() must not carry (CLONE_NEWTIME shares the exit
+// signal byte in clone() and is only accepted by clone3, which is denied).
+const cloneNamespaces = unix.CLONE_NEWNS | unix.CLONE_NEWCGROUP | unix.CLONE_NEWUTS | unix.CLONE_NEWIPC |
+	unix.CLONE_NEWUSER | unix.CLONE_NEWPID | unix.CLONE_NEWNET
+
+// asm is a tiny classic-BPF assembler with forward labels.
+type asm struct {
+	ins    []unix.SockFilter
+	labels map[string]int
+	fix    []fixup
+}
+
+type fixup struct {
+	at     int
+	jt, jf string
+}
+
+func (a *asm) emit(code uint16, k uint32) { a.ins = append(a.ins, unix.SockFilter{Code: code, K: k}) }
+func (a *asm) ld(off uint32)              { a.emit(bpfLD|bpfW|bpfABS, off) }
+func (a *asm) ldArg(i int)                { a.ld(uint32(offArgs + 8*i)) }
+func (a *asm) and(k uint32)               { a.emit(bpfALU|bpfAND|bpfK, k) }
+func (a *asm) ret(v uint32)               { a.emit(bpfRET|bpfK, v) }
+func (a *asm) label(name string)          { a.labels[name] = len(a.ins) }
+
+// jump emits a conditional jump; "" as a target means the next instruction.
+func (a *asm) jump(op uint16, k uint32, jt, jf string) {
+	a.fix = append(a.fix, fixup{at: len(a.ins), jt: jt, jf: jf})
+	a.emit(bpfJMP|op|bpfK, k)
+}
+
+func (a *asm) assemble() ([]unix.SockFilter, error) {
+	for _, f := range a.fix {
+		off := func(l string) (uint8, error) {
+			if l == "" {
+				return 0, nil
+			}
+			t, ok := a.labels[l]
+			if !ok {
+				return 0, fmt.Errorf("bpf: undefined label %q", l)
+			}
+			d := t - f.at - 1
+			if d < 0 || d > 255 {
+				return 0, fmt.Errorf("bpf: jump to %q out of range (%d)", l, d)
+			}
+			return uint8(d), nil
+		}
+		var err error
+		if a.ins[f.at].Jt, err = off(f.jt); err != nil {
+			return nil, err
+		}
+		if a.ins[f.at].Jf, err = off(f.jf); err != nil {
+			return nil, err
+		}
+	}
+	return a.ins, nil
+}
+
+// buildFilter assembles the helper's filter for spec (see
+// landlock.SeccompSpec and landlock.SeccompSummary for the policy).
+func buildFilter(s landlock.SeccompSpec) ([]unix.SockFilter, error) {
+	a := &asm{labels: map[string]int{}}
+	a.ld(offArch)
+	a.jump(bpfJEQ, auditArch, "", "enosys")
+	a.ld(offNr)
+	if checkX32 {
+		a.jump(bpfJGE, 0x40000000, "enosys", "")
+	}
+	for _, nr := range deniedSyscalls {
+		a.jump(bpfJEQ, nr, "eperm", "")
+	}
+	a.jump(bpfJEQ, unix.SYS_CLONE3, "enosys", "")
+	a.jump(bpfJEQ, unix.SYS_CLONE, "clone", "")
+	a.jump(bpfJEQ, unix.SYS_SOCKET, "socket", "")
+	a.jump(bpfJEQ, unix.SYS_SOCKETPAIR, "socketpair", "")
+	if sysMknod >= 0 {
+		a.jump(bpfJEQ, uint32(sysMknod), "mknod", "")
+	}
+	a.jump(bpfJEQ, unix.SYS_MKNODAT, "mknodat", "")
+	a.jump(bpfJEQ, unix.SYS_IOCTL, "ioctl", "")
+	a.jump(bpfJEQ, unix.SYS_PERSONALITY, "personality", "")
+	switch {
+	case s.NotifyConnect:
+		a.jump(bpfJEQ, unix.SYS_CONNECT, "notif", "")
+	case s.DenyConnect:
+		a.jump(bpfJEQ, unix.SYS_CONNECT, "eacces", "")
+	}
+	switch {
+	case s.NotifyListen:
+		a.jump(bpfJEQ, unix.SYS_LISTEN, "notif", "")
+	case s.DenyListen:
+		a.jump(bpfJEQ, unix.SYS_LISTEN, "eacces", "")
+	}
+	a.ret(retAllow)
+
+	a.label("clone")
+	a.ldArg(0)
+	a.jump(bpfJSET, cloneNamespaces, "eperm", "allow")
+
+	if sysMknod >= 0 {
+		a.label("mknod")
+		a.ldArg(1)
+		a.and(unix.S_IFMT)
+		a.jump(bpfJEQ, unix.S_IFCHR, "eperm", "")
+		a.jump(bpfJEQ, unix.S_IFBLK, "eperm", "allow")
+	}
+	a.label("mknodat")
+	a.ldArg(2)
+	a.and(unix.S_IFMT)
+	a.jump(bpfJEQ, unix.S_IFCHR, "eperm", "")
+	a.jump(bpfJEQ, unix.S_IFBLK, "eperm", "allow")
+
+	a.label("ioctl")
+	a.ldArg(1)
+	a.jump(bpfJEQ, unix.TIOCSTI, "eperm", "")
+	a.jump(bpfJEQ, unix.TIOCLINUX, "eperm", "allow")
+
+	a.label("personality")
+	a.ldArg(0)
+	a.jump(bpfJEQ, 0, "allow", "")               // PER_LINUX
+	a.jump(bpfJEQ, 0x0008, "allow", "")          // PER_LINUX32
+	a.jump(bpfJEQ, 0xffffffff, "allow", "eperm") // query
+
+	a.label("socket")
+	a.ldArg(0)
+	a.jump(bpfJEQ, unix.AF_UNIX, "sunix", "")
+	a.jump(bpfJEQ, unix.AF_INET, "sinet", "")
+	a.jump(bpfJEQ, unix.AF_INET6, "sinet", "")
+	if s.Network == ir.NetworkFull {
+		a.ret(retAllow)
+	} else {
+		a.ret(retErrno | uint32(unix.EACCES))
+	}
+	a.label("sunix")
+	if s.UnixSocket {
+		a.ldArg(1)
+		a.and(0xf) // SOCK_TYPE_MASK: drop SOCK_NONBLOCK and SOCK_CLOEXEC
+		a.jump(bpfJEQ, unix.SOCK_STREAM, "allow", "")
+		a.jump(bpfJEQ, unix.SOCK_SEQPACKET, "allow", "eacces")
+	} else {
+		a.ret(retErrno | uint32(unix.EACCES))
+	}
+	a.label("sinet")
+	switch {
+	case s.Network == ir.NetworkFull:
+		a.ret(retAllow)
+	case s.Network == ir.NetworkPorts && !s.DenyInet:
+		a.ldArg(1)
+		a.and(0xf)
+		a.jump(bpfJEQ, unix.SOCK_STREAM, "", "eacces")
+		a.ldArg(2)
+		a.jump(bpfJEQ, 0, "allow", "")
+		a.jump(bpfJEQ, unix.IPPROTO_TCP, "allow", "eacces")
+	default:
+		a.ret(retErrno | uint32(unix.EACCES))
+	}
+
+	a.label("socketpair")
+	a.ldArg(0)
+	a.jump(bpfJEQ, unix.AF_UNIX, "", "eacces")
+	a.ldArg(1)
+	a.and(0xf)
+	a.jump(bpfJEQ, unix.SOCK_STREAM, "allow", "")
+	a.jump(bpfJEQ, unix.SOCK_SEQPACKET, "allow", "eacces")
+
+	a.label("allow")
+	a.ret(retAllow)
+	a.label("eperm")
+	a.ret(retErrno | uint32(unix.EPERM))
+	a.label("eacces")
+	a.ret(retErrno | uint32(unix.EACCES))
+	a.label("enosys")
+	a.ret(retErrno | uint32(unix.ENOSYS))
+	a.label("notif")
+	a.ret(retUserNotif)
+	return a.assemble()
+}
+
+// installFilter loads prog on the calling thread only (no TSYNC).
+// no_new_privs must already be set. With listener it returns the
+// user-notification file descriptor.
+func installFilter(prog []unix.SockFilter, listener bool) (int, error) {
+	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
+	var flags uintptr
+	if listener {
+		flags = unix.SECCOMP_FILTER_FLAG_NEW_LISTENER
+	}
+	r, _, e := unix.RawSyscall(unix.SYS_SECCOMP, seccompSetModeFilter, flags, uintptr(unsafe.Pointer(&fprog)))
+	if e != 0 {
+		return -1, fmt.Errorf("seccomp(SET_MODE_FILTER): %w", e)
+	}
+	return int(r), nil
+}

@@ -1,0 +1,22 @@
+//go:build linux && !amd64 && !arm64
+
+package launch
+
+import (
+	"fmt"
+	"runtime"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/sbx-dev/sbx/targets/landlock"
+)
+
+// buildFilter fails closed on architectures whose system call table the
+// filter does not know.
+func buildFilter(landlock.SeccompSpec) ([]unix.SockFilter, error) {
+	return nil, fmt.Errorf("the sandbox's seccomp filter is not available on %s", runtime.GOARCH)
+}
+
+func installFilter([]unix.SockFilter, bool) (int, error) {
+	return -1, fmt.Errorf("the sandbox's seccomp filter is not available on %s", runtime.GOARCH)
+}

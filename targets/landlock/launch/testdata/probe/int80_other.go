@@ -1,0 +1,7 @@
+//go:build !amd64
+
+package main
+
+import "syscall"
+
+func int80UDP() error { return syscall.ENOSYS }

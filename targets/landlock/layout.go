@@ -1,0 +1,476 @@
+package landlock
+
+import (
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/sbx-dev/sbx/ir"
+)
+
+// Kind is what lstat finds at a path.
+type Kind int
+
+// Kinds. KindUnknown is what the compile-time (symbolic) view answers.
+const (
+	KindUnknown Kind = iota
+	KindMissing
+	KindDir
+	KindFile
+	KindSymlink
+)
+
+// View answers the questions the layout asks about the filesystem a plan is
+// bound to. The compile-time planner uses a view that knows nothing, so the
+// same algorithm yields the symbolic plan and, at run time, the bound one.
+type View interface {
+	// Lstat reports what is at abs without following a final symlink.
+	Lstat(abs string) Kind
+	// Stat reports what abs resolves to (KindDir, KindFile or KindMissing).
+	Stat(abs string) Kind
+	// Subdirs lists the real (not symlinked) subdirectories of dir, sorted.
+	Subdirs(dir string) []string
+}
+
+// unknownView is the compile-time view.
+type unknownView struct{}
+
+func (unknownView) Lstat(string) Kind       { return KindUnknown }
+func (unknownView) Stat(string) Kind        { return KindUnknown }
+func (unknownView) Subdirs(string) []string { return nil }
+
+// MountKind is one mount-namespace operation of the helper.
+type MountKind string
+
+// Mount operations, applied in plan order after the mount namespace was made
+// private.
+const (
+	// MountBaseReadOnly makes every mount of the view read-only, recursively,
+	// so that metadata changes (chmod, chown, utime, xattrs), truncation and
+	// writes outside the writable roots fail with EROFS whatever Landlock
+	// allows. Omitted only when the profile grants write on /.
+	MountBaseReadOnly MountKind = "base-read-only"
+	// MountReadWrite binds the path onto itself (recursively) and clears the
+	// read-only flag: a writable root, or a writable descendant reopened under
+	// a read-only one.
+	MountReadWrite MountKind = "read-write"
+	// MountReadOnly binds the path onto itself (recursively) read-only, nosuid
+	// and nodev: a read-only carve-out inside a writable root.
+	MountReadOnly MountKind = "read-only"
+	// MountMask mounts an empty, read-only, mode-000 directory or file over
+	// the path, so that reading and listing fail with EACCES (the command has
+	// no capabilities to override the mode) and the entry cannot be renamed or
+	// removed (EBUSY). Keep lists descendants the profile reopens: they are
+	// carried through the mask on mode-0111 (traverse-only) directories.
+	MountMask MountKind = "mask"
+	// MountProc mounts a fresh procfs of the sandbox's PID namespace on
+	// /proc, so other processes' entries do not exist.
+	MountProc MountKind = "proc"
+)
+
+// MountOp is one mount-namespace operation.
+type MountOp struct {
+	Kind MountKind `json:"kind"`
+	Path string    `json:"path"`
+	// Dir tells a mask whether the target is a directory (resolved at bind
+	// time; unknown at compile time).
+	Dir bool `json:"dir,omitempty"`
+	// Keep lists the paths, relative to Path, that a mask carries through.
+	Keep []Keep `json:"keep,omitempty"`
+	// Why names the rule that needs the operation.
+	Why string `json:"why,omitempty"`
+}
+
+// Keep is a descendant reopened below a mask.
+type Keep struct {
+	Rel string `json:"rel"`
+	Dir bool   `json:"dir"`
+}
+
+// Grant is one Landlock path-beneath rule.
+type Grant struct {
+	Path   string   `json:"path"`
+	Rights AccessFS `json:"rights"`
+	// NoFollow opens the path with O_NOFOLLOW and requires a directory: used
+	// for subdirectories re-granted next to a non-creatable directory, which
+	// must never be reached through a symlink planted there.
+	NoFollow bool   `json:"no_follow,omitempty"`
+	Why      string `json:"why,omitempty"`
+}
+
+// NoCreate records a writable directory whose direct entries cannot be
+// created, because a narrower path directly or further below it does not
+// exist and neither Landlock nor a mount can stop its creation by name.
+type NoCreate struct {
+	Dir string `json:"dir"`
+	// Missing are the narrower paths below Dir that do not exist.
+	Missing []string `json:"missing"`
+	// NoRemove is set when a narrower name is a symlink that must not be
+	// replaced: direct entries cannot be removed either.
+	NoRemove bool `json:"no_remove,omitempty"`
+}
+
+// input is one bound rule handed to the layout.
+type input struct {
+	path   string
+	access ir.Access
+	forced bool // a deny-glob match: nothing below it is reopened
+	ref    int  // index of the IR rule in the fidelity table
+}
+
+type entry struct {
+	path   string
+	access ir.Access
+	forced bool
+	refs   []int
+	depth  int
+
+	parent *entry
+	ll     ir.Access // access Landlock alone grants here (max over ancestors)
+	state  mountState
+	op     MountKind
+	keep   []Keep
+	kind   Kind
+}
+
+type mountState int
+
+const (
+	stateRO mountState = iota
+	stateRW
+	stateMask
+)
+
+// note is the layout's remark about one IR rule.
+type note struct {
+	ref       int
+	level     Level
+	mechanism string
+	detail    string
+}
+
+// layout is the result of the one algorithm that turns bound rules into
+// Landlock grants, mount operations and non-creatable directories.
+type layout struct {
+	grants   []Grant
+	mounts   []MountOp
+	noCreate []NoCreate
+	notes    []note
+	entries  []*entry
+}
+
+// computeLayout is the algorithm shared by compile time (symbolic paths such
+// as "/{cwd}/.git" and a view that knows nothing) and run time (absolute
+// paths and the real filesystem):
+//
+//  1. rules at the same path collapse to the strongest access (deny > write
+//     > read, as in ir.Bound.Access); a deny-glob match overrides everything
+//     at and below it;
+//  2. every read or write path gets a Landlock rule with the rights of its
+//     level; Landlock then grants a path the union of its ancestors' rights;
+//  3. where that union is wider than the IR access (read-only inside a
+//     writable root, deny inside a readable tree), a mount operation narrows
+//     it: read-only bind or mask; a read or write path below a mask is
+//     carried through the mask; the base view is read-only, and writable
+//     paths are bound read-write;
+//  4. a narrower path that does not exist inside a writable directory cannot
+//     be protected by name: the nearest existing directory becomes
+//     non-creatable (restrictive), its existing real subdirectories are
+//     re-granted write.
+func computeLayout(ins []input, v View) *layout {
+	lo := &layout{}
+	byPath := map[string]*entry{}
+	for _, in := range ins {
+		e := byPath[in.path]
+		if e == nil {
+			e = &entry{path: in.path, access: in.access, depth: ir.Depth(in.path)}
+			byPath[in.path] = e
+		} else if stronger(in.access, e.access) {
+			e.access = in.access
+		}
+		if in.forced {
+			e.forced = true
+			e.access = ir.Deny
+		}
+		e.refs = append(e.refs, in.ref)
+	}
+	// A deny glob denies its match and everything below, whatever deeper
+	// rule matches.
+	for p, e := range byPath {
+		for q := path.Dir(p); ; q = path.Dir(q) {
+			if f := byPath[q]; f != nil && f.forced && q != p {
+				for _, r := range e.refs {
+					lo.notes = append(lo.notes, note{ref: r, level: LevelExact, detail: "inside " + q + ", denied by a deny_glob match"})
+				}
+				delete(byPath, p)
+				break
+			}
+			if q == "/" {
+				break
+			}
+		}
+	}
+	entries := make([]*entry, 0, len(byPath))
+	for _, e := range byPath {
+		entries = append(entries, e)
+	}
+	sort.Slice(entries, func(i, j int) bool {
+		if entries[i].depth != entries[j].depth {
+			return entries[i].depth < entries[j].depth
+		}
+		return entries[i].path < entries[j].path
+	})
+	lo.entries = entries
+	nearest := func(p string) *entry { // nearest entry strictly above p
+		for q := p; q != "/"; {
+			q = path.Dir(q)
+			if e := byPath[q]; e != nil {
+				return e
+			}
+		}
+		return nil
+	}
+	model := func(p string) ir.Access { // the IR access of p (entries only)
+		if e := byPath[p]; e != nil {
+			return e.access
+		}
+		if e := nearest(p); e != nil {
+			return e.access
+		}
+		return ir.Deny
+	}
+
+	base := stateRO
+	if r := byPath["/"]; r != nil && r.access == ir.Write {
+		base = stateRW
+	} else {
+		lo.mounts = append(lo.mounts, MountOp{Kind: MountBaseReadOnly, Path: "/", Why: "everything outside the writable roots is read-only (metadata, truncation)"})
+	}
+
+	noCreate := map[string]*NoCreate{}
+	addNoCreate := func(dir, missing string, noRemove bool, refs []int) {
+		nc := noCreate[dir]
+		if nc == nil {
+			nc = &NoCreate{Dir: dir}
+			noCreate[dir] = nc
+		}
+		nc.Missing = append(nc.Missing, missing)
+		nc.NoRemove = nc.NoRemove || noRemove
+		what := "does not exist"
+		if noRemove {
+			what = "is a symbolic link"
+		}
+		for _, r := range refs {
+			lo.notes = append(lo.notes, note{ref: r, level: LevelRestrictive, mechanism: "landlock",
+				detail: "new entries cannot be created directly in " + dir + " because " + missing + " " + what + " there"})
+		}
+	}
+
+	for _, e := range entries {
+		e.parent = nearest(e.path)
+		llParent, stParent := ir.Deny, base
+		if e.parent != nil {
+			llParent, stParent = e.parent.ll, e.parent.state
+		}
+		e.ll = max(llParent, e.access)
+		var need mountState
+		switch e.access {
+		case ir.Write:
+			need = stateRW
+		case ir.Read:
+			need = stateRO
+		default:
+			if llParent > ir.Deny {
+				need = stateMask
+			} else {
+				need = stParent
+			}
+		}
+		e.kind = v.Lstat(e.path)
+		if e.kind == KindMissing {
+			e.state = stParent
+			if e.access < ir.Write {
+				// Can the missing path be created? Only where the nearest
+				// existing ancestor is writable.
+				ex := path.Dir(e.path)
+				for ex != "/" && v.Lstat(ex) == KindMissing {
+					ex = path.Dir(ex)
+				}
+				if model(ex) == ir.Write && v.Lstat(ex) == KindDir {
+					addNoCreate(ex, e.path, false, e.refs)
+					continue
+				}
+			}
+			for _, r := range e.refs {
+				lo.notes = append(lo.notes, note{ref: r, level: LevelExact, detail: e.path + " does not exist"})
+			}
+			continue
+		}
+		mech := ""
+		switch {
+		case need == stParent:
+		case stParent == stateMask:
+			// Carry the path through the mask above it.
+			m := e.parent
+			for m != nil && m.op != MountMask {
+				m = m.parent
+			}
+			pre := base // the view's state where the mask was placed
+			if m != nil {
+				rel := strings.TrimPrefix(strings.TrimPrefix(e.path, m.path), "/")
+				m.keep = append(m.keep, Keep{Rel: rel, Dir: v.Stat(e.path) != KindFile})
+				if m.parent != nil {
+					pre = m.parent.state
+				}
+			}
+			// The kept clone already has the state of the view around the
+			// mask; writable paths always get their op (their clone is taken
+			// before the view is made read-only).
+			if need != pre || need == stateRW {
+				e.op = modeOp(need)
+			}
+			mech = "mount-namespace bind through a mask"
+		default:
+			e.op = modeOp(need)
+			switch e.op {
+			case MountReadOnly:
+				mech = "mount-namespace read-only bind"
+			case MountMask:
+				mech = "mount-namespace mask"
+			}
+		}
+		e.state = need
+		if e.kind == KindSymlink && e.access < ir.Write && model(path.Dir(e.path)) == ir.Write {
+			addNoCreate(path.Dir(e.path), e.path, true, e.refs)
+		}
+		if e.access != ir.Deny {
+			rights := ReadRights
+			if e.access == ir.Write {
+				rights = WriteRights
+			}
+			lo.grants = append(lo.grants, Grant{Path: e.path, Rights: rights, Why: e.access.String()})
+		}
+		level, detail := LevelExact, ""
+		if mech != "" {
+			level = LevelSupplementary
+			detail = "Landlock alone would grant " + e.ll.String() + " here (rights are inherited from " + e.parent.path + "); the mount narrows it to " + e.access.String()
+		}
+		if e.kind == KindUnknown && e.access < ir.Write && model(path.Dir(e.path)) == ir.Write {
+			if detail != "" {
+				detail += "; "
+			}
+			detail += "if it does not exist at run time, new entries cannot be created directly in its parent (restrictive)"
+		}
+		for _, r := range e.refs {
+			lo.notes = append(lo.notes, note{ref: r, level: level, mechanism: mech, detail: detail})
+		}
+	}
+	for _, e := range entries {
+		if e.op == "" {
+			continue
+		}
+		op := MountOp{Kind: e.op, Path: e.path, Keep: e.keep, Why: e.access.String()}
+		if e.op == MountMask {
+			op.Dir = v.Stat(e.path) != KindFile
+		}
+		lo.mounts = append(lo.mounts, op)
+	}
+
+	// Non-creatable directories: every write grant above them loses the
+	// creation rights; real subdirectories off the path are re-granted.
+	dirs := make([]string, 0, len(noCreate))
+	for d := range noCreate {
+		dirs = append(dirs, d)
+	}
+	sort.Strings(dirs)
+	reduced := map[string]AccessFS{}
+	regrant := map[string]bool{}
+	for _, d := range dirs {
+		nc := noCreate[d]
+		sort.Strings(nc.Missing)
+		lo.noCreate = append(lo.noCreate, *nc)
+		rights := NoCreateRights
+		if nc.NoRemove {
+			rights = NoCreateNoRemoveRights
+		}
+		top := ""
+		for _, e := range entries {
+			if e.access == ir.Write && ir.PathWithin(d, e.path) {
+				if cur, ok := reduced[e.path]; !ok || rights < cur {
+					reduced[e.path] = rights
+				}
+				if top == "" || ir.Depth(e.path) < ir.Depth(top) {
+					top = e.path
+				}
+			}
+		}
+		if top == "" {
+			continue
+		}
+		// Walk from top down to d; re-grant writable subdirectories off the
+		// chain, and every writable subdirectory of d itself.
+		for cur := top; ; {
+			var next string
+			if cur != d {
+				rest := strings.TrimPrefix(strings.TrimPrefix(d, cur), "/")
+				next = ir.JoinAbs(cur, strings.SplitN(rest, "/", 2)[0])
+			}
+			for _, sd := range v.Subdirs(cur) {
+				c := ir.JoinAbs(cur, sd)
+				if c == next || byPath[c] != nil || model(c) != ir.Write {
+					continue
+				}
+				regrant[c] = true
+			}
+			if cur == d {
+				break
+			}
+			cur = next
+		}
+	}
+	for i := range lo.grants {
+		if r, ok := reduced[lo.grants[i].Path]; ok {
+			lo.grants[i].Rights = r
+			lo.grants[i].Why += ", no creation (see no_create)"
+			for _, e := range entries {
+				if e.path == lo.grants[i].Path {
+					for _, ref := range e.refs {
+						lo.notes = append(lo.notes, note{ref: ref, level: LevelRestrictive, mechanism: "landlock",
+							detail: "entries cannot be created directly in some directories below " + e.path + " (see no_create)"})
+					}
+				}
+			}
+		}
+	}
+	for c := range regrant {
+		lo.grants = append(lo.grants, Grant{Path: c, Rights: WriteRights, NoFollow: true, Why: "write, re-granted next to a non-creatable directory"})
+	}
+	sort.Slice(lo.grants, func(i, j int) bool { return lo.grants[i].Path < lo.grants[j].Path })
+	return lo
+}
+
+func modeOp(s mountState) MountKind {
+	switch s {
+	case stateRW:
+		return MountReadWrite
+	case stateRO:
+		return MountReadOnly
+	default:
+		return MountMask
+	}
+}
+
+// stronger orders accesses at equal specificity: deny beats write beats read.
+func stronger(a, b ir.Access) bool {
+	rank := func(x ir.Access) int {
+		switch x {
+		case ir.Deny:
+			return 3
+		case ir.Write:
+			return 2
+		default:
+			return 1
+		}
+	}
+	return rank(a) > rank(b)
+}

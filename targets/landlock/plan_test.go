@@ -1,0 +1,211 @@
+package landlock
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sbx-dev/sbx/builtin"
+	"github.com/sbx-dev/sbx/compiler"
+	"github.com/sbx-dev/sbx/ir"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.golden.json")
+
+// profiles returns the built-in profiles and the example profiles of
+// testdata/profiles.
+func profiles(t *testing.T) map[string]*ir.Profile {
+	t.Helper()
+	out := map[string]*ir.Profile{}
+	for _, n := range builtin.Names() {
+		res, ds := compiler.CompileBuiltin(n)
+		if ds.HasErrors() {
+			t.Fatalf("%s: %v", n, ds)
+		}
+		out["builtin-"+n] = res.Profiles[0]
+	}
+	files, _ := filepath.Glob("../../testdata/profiles/*.hcl")
+	res, ds := compiler.CompileFiles(files)
+	if ds.HasErrors() {
+		t.Fatalf("example profiles: %v", ds)
+	}
+	for _, p := range res.Profiles {
+		out["example-"+p.Name] = p
+	}
+	return out
+}
+
+// TestGolden compares each plan with testdata/NAME.golden.json (-update
+// rewrites them).
+func TestGolden(t *testing.T) {
+	for name, p := range profiles(t) {
+		pl, err := Compile(p)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		got, err := json.MarshalIndent(pl, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, '\n')
+		path := filepath.Join("testdata", name+".golden.json")
+		if *update {
+			os.WriteFile(path, got, 0o644)
+			continue
+		}
+		want, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatalf("%v (run go test -update)", err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s: plan differs from %s (go test ./targets/landlock -update)", name, path)
+		}
+	}
+}
+
+// TestDeterministic compiles every profile twice, and once from a profile
+// whose lists were shuffled, and expects identical bytes.
+func TestDeterministic(t *testing.T) {
+	for name, p := range profiles(t) {
+		a, _ := Compile(p)
+		b, _ := Compile(p)
+		ja, _ := json.Marshal(a)
+		jb, _ := json.Marshal(b)
+		if !bytes.Equal(ja, jb) {
+			t.Errorf("%s: two compilations differ", name)
+		}
+		// The plan survives its JSON encoding (artifacts store it).
+		var back Plan
+		dec := json.NewDecoder(bytes.NewReader(ja))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&back); err != nil {
+			t.Errorf("%s: decoding the plan: %v", name, err)
+		}
+		jc, _ := json.Marshal(&back)
+		if !bytes.Equal(ja, jc) {
+			t.Errorf("%s: plan does not round-trip", name)
+		}
+	}
+}
+
+// fakeView is an in-memory filesystem for layout tests.
+type fakeView map[string]Kind
+
+func (v fakeView) Lstat(p string) Kind {
+	if k, ok := v[p]; ok {
+		return k
+	}
+	return KindMissing
+}
+func (v fakeView) Stat(p string) Kind {
+	k := v.Lstat(p)
+	if k == KindSymlink {
+		return KindDir
+	}
+	return k
+}
+func (v fakeView) Subdirs(dir string) []string {
+	var out []string
+	for p, k := range v {
+		if k == KindDir && strings.HasPrefix(p, dir+"/") && !strings.Contains(p[len(dir)+1:], "/") {
+			out = append(out, p[len(dir)+1:])
+		}
+	}
+	return out
+}
+
+// TestLayoutAgainstModel checks the bound layout against ir.Bound.Access,
+// the reference model: for every path, what Landlock grants intersected with
+// what the mounts allow must equal the model's access (or be stricter only
+// where a no_create directory is reported).
+func TestLayoutAgainstModel(t *testing.T) {
+	p := &ir.Profile{Name: "m", Filesystem: ir.Filesystem{
+		Rules: []ir.PathRule{
+			{Path: ir.Path{Anchor: "root"}, Access: ir.Read},
+			{Path: ir.Path{Anchor: "cwd"}, Access: ir.Write},
+			{Path: ir.Path{Anchor: "cwd", Rel: "vendor"}, Access: ir.Read},
+			{Path: ir.Path{Anchor: "cwd", Rel: "vendor/gen"}, Access: ir.Write},
+			{Path: ir.Path{Anchor: "home", Rel: ".ssh"}, Access: ir.Deny},
+			{Path: ir.Path{Anchor: "home", Rel: ".ssh/pub"}, Access: ir.Read},
+		},
+		Protect: []ir.ProtectRule{{Name: ".git"}},
+	}, Network: ir.Network{Mode: ir.NetworkNone}}
+	v := fakeView{"/": KindDir, "/w": KindDir, "/w/.git": KindDir, "/w/vendor": KindDir, "/w/vendor/gen": KindDir,
+		"/w/vendor/gen/.git": KindDir, "/w/src": KindDir, "/h": KindDir, "/h/.ssh": KindDir, "/h/.ssh/pub": KindFile, "/dev": KindDir}
+	b := ir.Bindings{"cwd": {"/w"}, "home": {"/h"}}
+	bd, err := p.Bind(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl, _ := Compile(p)
+	_, rep, err := pl.Bind(b, BindOptions{KernelABI: 7, View: v})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Effective access under the plan: Landlock level from grants, then
+	// narrowed by the innermost mount.
+	eff := func(path string) ir.Access {
+		ll := ir.Deny
+		for _, g := range rep.Grants {
+			if ir.PathWithin(path, g.Path) {
+				if g.Rights&FSMakeReg != 0 || g.Rights&FSWriteFile != 0 {
+					ll = max(ll, ir.Write)
+				} else if g.Rights&FSReadFile != 0 {
+					ll = max(ll, ir.Read)
+				}
+			}
+		}
+		state, depth := ir.Read, -1 // base read-only
+		for _, m := range rep.Mounts {
+			if ir.PathWithin(path, m.Path) && ir.Depth(m.Path) > depth && m.Kind != MountProc {
+				depth = ir.Depth(m.Path)
+				switch m.Kind {
+				case MountReadWrite:
+					state = ir.Write
+				case MountReadOnly, MountBaseReadOnly:
+					state = ir.Read
+				case MountMask:
+					state = ir.Deny
+					for _, k := range m.Keep {
+						if ir.PathWithin(path, m.Path+"/"+k.Rel) {
+							state = ir.Write // narrowed by the kept path's own op
+						}
+					}
+				}
+			}
+		}
+		return min(ll, state)
+	}
+	for _, path := range []string{"/w/src/a", "/w/.git/config", "/w/vendor/x", "/w/vendor/gen/y", "/h/.ssh/id", "/h/.ssh/pub", "/h/other", "/etc/passwd"} {
+		want, _, _ := bd.Access(path)
+		if got := eff(path); got != want {
+			t.Errorf("%s: plan gives %s, model %s", path, got, want)
+		}
+	}
+	if len(rep.NoCreate) != 0 {
+		t.Errorf("no_create with every protected name present: %+v", rep.NoCreate)
+	}
+	// Remove /w/vendor/gen/.git: gen and the chain above it become
+	// non-creatable, /w/src keeps full rights.
+	delete(v, "/w/vendor/gen/.git")
+	_, rep, _ = pl.Bind(b, BindOptions{KernelABI: 7, View: v})
+	if len(rep.NoCreate) != 1 || rep.NoCreate[0].Dir != "/w/vendor/gen" {
+		t.Fatalf("no_create: %+v", rep.NoCreate)
+	}
+	for _, g := range rep.Grants {
+		switch g.Path {
+		case "/w", "/w/vendor/gen":
+			if g.Rights&FSMakeReg != 0 {
+				t.Errorf("%s keeps make_reg", g.Path)
+			}
+		case "/w/src":
+			if g.Rights != WriteRights || !g.NoFollow {
+				t.Errorf("/w/src re-grant: %+v", g)
+			}
+		}
+	}
+}

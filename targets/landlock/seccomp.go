@@ -1,0 +1,113 @@
+package landlock
+
+import (
+	"fmt"
+
+	"github.com/sbx-dev/sbx/ir"
+)
+
+// SeccompSpec is the variable part of the seccomp filter the helper
+// installs (the fixed part is described by SeccompSummary). Denied socket
+// operations fail with EACCES, like Landlock's own network denials; other
+// denied system calls fail with EPERM; clone3 fails with ENOSYS so that libc
+// falls back to clone, whose flags the filter can inspect; system calls of
+// another architecture (the 32-bit int 0x80 entry, x32) fail with ENOSYS.
+type SeccompSpec struct {
+	Network ir.NetworkMode `json:"network"`
+	// UnixSocket allows socket(AF_UNIX, SOCK_STREAM or SOCK_SEQPACKET).
+	// socketpair(AF_UNIX, SOCK_STREAM or SOCK_SEQPACKET) is always allowed;
+	// Unix datagram sockets never are (a datagram sendto() names its
+	// destination, which seccomp cannot inspect).
+	UnixSocket bool `json:"unix_socket"`
+	// DenyConnect denies connect() outright (mode none without listed
+	// sockets: nothing may be connected to).
+	DenyConnect bool `json:"deny_connect,omitempty"`
+	// NotifyConnect sends every connect() to the supervisor, which performs
+	// it only towards listed Unix sockets and allowed ports.
+	NotifyConnect bool `json:"notify_connect,omitempty"`
+	// DenyListen denies listen() (ports mode without bind ports).
+	DenyListen bool `json:"deny_listen,omitempty"`
+	// NotifyListen sends listen() to the supervisor, which refuses sockets
+	// not bound to a listed port (a listen() on an unbound TCP socket would
+	// pick an ephemeral port that Landlock never checks).
+	NotifyListen bool `json:"notify_listen,omitempty"`
+	// DenyInet denies every AF_INET/AF_INET6 socket (ports mode without
+	// Landlock TCP rules: restrictive fallback).
+	DenyInet bool `json:"deny_inet,omitempty"`
+}
+
+// NeedsSupervisor reports whether the spec needs the user-notification
+// supervisor (the helper then stays alive as PID 1 instead of exec'ing).
+func (s SeccompSpec) NeedsSupervisor() bool { return s.NotifyConnect || s.NotifyListen }
+
+// seccompFor derives the spec from the network policy and the ABI in use.
+func seccompFor(n ir.Network, abi int) SeccompSpec {
+	// The user-notification supervisor (NotifyConnect, NotifyListen) is not
+	// implemented yet: listed Unix sockets fail closed (unreachable, a
+	// restrictive fidelity), and listen() is allowed when bind ports are
+	// listed (a partial fidelity: see networkFidelity).
+	s := SeccompSpec{Network: n.Mode}
+	switch n.Mode {
+	case ir.NetworkNone:
+		s.UnixSocket = true
+		s.DenyConnect = true
+	case ir.NetworkPorts:
+		s.DenyListen = len(n.BindTCP) == 0
+		s.DenyInet = abi < 4
+	}
+	return s
+}
+
+// fixedDenials is the documented always-denied part of the filter.
+var fixedDenials = []string{
+	"architecture other than the native one (int 0x80 / 32-bit entry) and x32 system calls: ENOSYS",
+	"io_uring_setup/enter/register (would bypass the socket filter): EPERM",
+	"ptrace, process_vm_readv/writev, kcmp: EPERM",
+	"mount, umount2, pivot_root, chroot, move_mount, open_tree, fsopen, fsmount, fsconfig, fspick, mount_setattr: EPERM",
+	"unshare, setns, clone with namespace flags: EPERM; clone3: ENOSYS (libc falls back to clone)",
+	"keyctl, add_key, request_key (kernel keyrings): EPERM",
+	"bpf, perf_event_open, userfaultfd, kexec_load, kexec_file_load, init/finit/delete_module, iopl, ioperm, acct, quotactl, swapon, swapoff, reboot, syslog, open_by_handle_at, name_to_handle_at: EPERM",
+	"mknod/mknodat of character or block devices: EPERM",
+	"ioctl TIOCSTI and TIOCLINUX (terminal input injection): EPERM",
+	"personality other than PER_LINUX, PER_LINUX32 or a query: EPERM",
+}
+
+// SeccompSummary describes a filter in words, for plans and dry runs.
+func SeccompSummary(s SeccompSpec) []string {
+	out := append([]string(nil), fixedDenials...)
+	switch s.Network {
+	case ir.NetworkNone:
+		out = append(out, "socket(): only AF_UNIX stream/seqpacket; every other family and type: EACCES")
+	case ir.NetworkPorts:
+		if s.DenyInet {
+			out = append(out, "socket(): AF_INET/AF_INET6 denied (no Landlock TCP rules at this ABI): EACCES")
+		} else {
+			out = append(out, "socket(): AF_INET/AF_INET6 only SOCK_STREAM with protocol 0 or IPPROTO_TCP (no UDP, raw, MPTCP, SCTP); netlink, packet and others: EACCES")
+		}
+	case ir.NetworkFull:
+		out = append(out, "socket(): no restriction of internet families")
+	}
+	if !s.UnixSocket {
+		out = append(out, "socket(AF_UNIX): EACCES (no Unix socket is listed; socketpair stream/seqpacket still works)")
+	}
+	out = append(out, "Unix datagram sockets (socket and socketpair): EACCES")
+	if s.DenyConnect {
+		out = append(out, "connect(): EACCES (no network and no listed Unix socket)")
+	}
+	if s.NotifyConnect {
+		out = append(out, "connect(): performed by the supervisor for listed Unix sockets and allowed destinations only; others EACCES")
+	}
+	if s.DenyListen {
+		out = append(out, "listen(): EACCES (no bind port is listed)")
+	}
+	if s.NotifyListen {
+		out = append(out, "listen(): performed by the supervisor only on sockets bound to a listed port; others EACCES")
+	}
+	return out
+}
+
+// String is a one-line form for reports.
+func (s SeccompSpec) String() string {
+	return fmt.Sprintf("network=%s unix_socket=%v deny_connect=%v notify_connect=%v deny_listen=%v notify_listen=%v deny_inet=%v",
+		s.Network, s.UnixSocket, s.DenyConnect, s.NotifyConnect, s.DenyListen, s.NotifyListen, s.DenyInet)
+}

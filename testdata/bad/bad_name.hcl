@@ -1,0 +1,3 @@
+profile "../evil" {
+  extends = "workspace"
+}

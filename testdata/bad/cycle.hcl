@@ -1,0 +1,11 @@
+profile "a" {
+  extends = "b"
+}
+
+profile "b" {
+  extends = "c"
+}
+
+profile "c" {
+  extends = "a"
+}

@@ -1,0 +1,6 @@
+profile "p" {
+  filesystem {
+    read = [root]
+    deny = [path(cwd, "../secrets"), "/etc/../root"]
+  }
+}

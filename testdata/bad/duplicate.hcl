@@ -1,0 +1,7 @@
+profile "dup" {
+  extends = "read-only"
+}
+
+profile "dup" {
+  extends = "workspace"
+}

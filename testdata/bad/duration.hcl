@@ -1,0 +1,15 @@
+profile "p" {
+  extends = "workspace"
+
+  process {
+    timeout = "10 seconds"
+  }
+}
+
+profile "q" {
+  extends = "workspace"
+
+  process {
+    timeout = 10
+  }
+}

@@ -1,0 +1,3 @@
+profile "nothing" {
+  description = "Forgot the rules"
+}

@@ -1,0 +1,6 @@
+profile "p" {
+  filesystem {
+    read  = ["/home/*/src"]
+    write = [path(cwd, "**/build")]
+  }
+}

@@ -1,0 +1,8 @@
+profile "p" {
+  extends = "workspace"
+
+  network {
+    mode        = "none"
+    connect_tcp = [443]
+  }
+}

@@ -1,0 +1,7 @@
+profile "p" {
+  extends = "workspace"
+
+  filesystem {
+    protect = [".git/hooks", "*.lock", ".."]
+  }
+}

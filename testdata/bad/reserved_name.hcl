@@ -1,0 +1,5 @@
+profile "workspace" {
+  filesystem {
+    read = [root]
+  }
+}

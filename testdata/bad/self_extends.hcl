@@ -1,0 +1,3 @@
+profile "me" {
+  extends = "me"
+}

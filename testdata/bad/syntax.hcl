@@ -1,0 +1,5 @@
+profile "broken" {
+  filesystem {
+    read = [root
+  }
+}

@@ -1,0 +1,6 @@
+profile "p" {
+  filesystem {
+    read   = [root]
+    writes = [cwd]
+  }
+}

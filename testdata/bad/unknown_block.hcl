@@ -1,0 +1,8 @@
+profile "p" {
+  filesystem {
+    read = [root]
+  }
+  sandbox {
+    strict = true
+  }
+}

@@ -1,0 +1,3 @@
+profile "p" {
+  extends = "worksapce"
+}

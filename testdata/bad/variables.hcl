@@ -1,0 +1,7 @@
+profile "p" {
+  extends = "workspace"
+
+  network {
+    mode = none
+  }
+}
