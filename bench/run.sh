@@ -12,9 +12,10 @@ trap 'rm -rf "$tmp"' EXIT
 
 go build -o "$tmp/sbx" ./cmd/sbx
 go build -o "$tmp/golauncher" ./bench/golauncher
+go build -o "$tmp/execlauncher" ./bench/execlauncher
 go build -o "$tmp/sbxbench" ./bench/sbxbench
 
-"$tmp/sbxbench" -sbx "$tmp/sbx" -golauncher "$tmp/golauncher" "$@"
+"$tmp/sbxbench" -sbx "$tmp/sbx" -golauncher "$tmp/golauncher" -execlauncher "$tmp/execlauncher" "$@"
 
 if command -v hyperfine >/dev/null 2>&1; then
   echo

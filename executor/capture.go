@@ -90,6 +90,12 @@ func (r *retention) Write(p []byte) (int, error) {
 	return n, nil
 }
 
+// full reports whether head retention has reached its limit, so that the
+// rest of the stream only needs counting.
+func (r *retention) full() bool {
+	return !r.headTail && r.limit >= 0 && len(r.buf) >= r.limit
+}
+
 // finish puts the ring in order and returns the retained head and tail. The
 // tail is nil unless bytes between head and tail were dropped. In head+tail
 // mode the bytes that were overwritten in the ring are counted as omitted.

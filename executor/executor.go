@@ -235,6 +235,16 @@ type delivery struct {
 	events [2]int
 }
 
+// exhausted reports whether nothing more of stream s will be delivered.
+func (d *delivery) exhausted(s Stream) bool {
+	if d.cb == nil {
+		return true
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.max >= 0 && d.events[s] >= d.max
+}
+
 func (d *delivery) deliver(s Stream, p []byte) {
 	if d.cb == nil {
 		return
@@ -273,6 +283,9 @@ func (r *reader) run() {
 			if !r.consume(buf[:n]) {
 				return
 			}
+			if r.onlyCounting() && r.discard() {
+				return
+			}
 			if n == len(buf) && len(buf) < readBufSize {
 				buf = make([]byte, readBufSize)
 			}
@@ -299,6 +312,27 @@ func (r *reader) consume(p []byte) bool {
 	r.ret.Write(p)
 	r.mu.Unlock()
 	r.d.deliver(r.stream, p)
+	return true
+}
+
+// onlyCounting reports whether the rest of the stream only needs to be
+// counted: head retention is full and nothing is delivered live any more.
+func (r *reader) onlyCounting() bool {
+	r.mu.Lock()
+	full := r.ret.full()
+	r.mu.Unlock()
+	return full && r.d.exhausted(r.stream)
+}
+
+// count adds n discarded bytes to the stream's total. It reports false once
+// the stream has been abandoned.
+func (r *reader) count(n int64) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return false
+	}
+	r.ret.total += n
 	return true
 }
 

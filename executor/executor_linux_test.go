@@ -239,49 +239,63 @@ func TestGrandchildHoldsPipe(t *testing.T) {
 
 // TestDrainBound holds the command's stdout open from outside its
 // containment (through /proc/PID/fd/1) so that the pipe never reaches EOF:
-// the drain must stop at the bound, keep what was read and say so.
+// the drain must stop at the bound, keep what was read and say so. With a
+// tiny cap the stream is in its count-only (splice) phase when the bound
+// passes.
 func TestDrainBound(t *testing.T) {
-	dir := t.TempDir()
-	fifo := filepath.Join(dir, "fifo")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	var holder *os.File
-	defer func() {
-		if holder != nil {
-			holder.Close()
-		}
-	}()
-	res := mustRun(t, Request{
-		// The command blocks until the test opened its stdout.
-		Argv:         []string{"/bin/sh", "-c", `echo before; read x < "$FIFO"; echo after`},
-		Env:          append(testEnv(), "FIFO="+fifo),
-		DrainTimeout: 300 * time.Millisecond,
-		OnStart: func(si StartInfo) {
-			var err error
-			holder, err = os.OpenFile(fmt.Sprintf("/proc/%d/fd/1", si.Pid), os.O_WRONLY, 0)
-			if err != nil {
-				t.Errorf("opening the command's stdout: %v", err)
+	for _, limit := range []int{0, 3} {
+		t.Run(fmt.Sprintf("cap %d", limit), func(t *testing.T) {
+			dir := t.TempDir()
+			fifo := filepath.Join(dir, "fifo")
+			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+				t.Fatal(err)
 			}
-			if _, err := holder.WriteString("from-holder\n"); err != nil {
-				t.Error(err)
+			var holder *os.File
+			defer func() {
+				if holder != nil {
+					holder.Close()
+				}
+			}()
+			res := mustRun(t, Request{
+				// The command blocks until the test opened its stdout.
+				Argv:         []string{"/bin/sh", "-c", `echo before; read x < "$FIFO"; echo after`},
+				Env:          append(testEnv(), "FIFO="+fifo),
+				OutputCap:    limit,
+				DrainTimeout: 300 * time.Millisecond,
+				OnStart: func(si StartInfo) {
+					var err error
+					holder, err = os.OpenFile(fmt.Sprintf("/proc/%d/fd/1", si.Pid), os.O_WRONLY, 0)
+					if err != nil {
+						t.Errorf("opening the command's stdout: %v", err)
+						return
+					}
+					if _, err := holder.WriteString("from-holder\n"); err != nil {
+						t.Error(err)
+					}
+					if err := os.WriteFile(fifo, []byte("go\n"), 0); err != nil {
+						t.Error(err)
+					}
+				},
+			})
+			if res.ExitCode != 0 {
+				t.Fatalf("exit %d: %s", res.ExitCode, res.Stderr.Head)
 			}
-			if err := os.WriteFile(fifo, []byte("go\n"), 0); err != nil {
-				t.Error(err)
+			if !res.Stdout.CutShort || res.Stderr.CutShort {
+				t.Errorf("stdout cut short %v, stderr %v; want true, false", res.Stdout.CutShort, res.Stderr.CutShort)
 			}
-		},
-	})
-	if res.ExitCode != 0 {
-		t.Fatalf("exit %d: %s", res.ExitCode, res.Stderr.Head)
-	}
-	if !res.Stdout.CutShort || res.Stderr.CutShort {
-		t.Errorf("stdout cut short %v, stderr %v; want true, false", res.Stdout.CutShort, res.Stderr.CutShort)
-	}
-	got := string(res.Stdout.Head)
-	for _, want := range []string{"before\n", "after\n", "from-holder\n"} {
-		if !strings.Contains(got, want) {
-			t.Errorf("stdout %q lacks %q: bytes read before the cut were lost", got, want)
-		}
+			if want := int64(len("before\nafter\nfrom-holder\n")); res.Stdout.Bytes != want {
+				t.Errorf("stdout bytes %d, want %d: bytes read before the cut were lost", res.Stdout.Bytes, want)
+			}
+			if limit != 0 {
+				return
+			}
+			got := string(res.Stdout.Head)
+			for _, want := range []string{"before\n", "after\n", "from-holder\n"} {
+				if !strings.Contains(got, want) {
+					t.Errorf("stdout %q lacks %q: bytes read before the cut were lost", got, want)
+				}
+			}
+		})
 	}
 }
 

@@ -7,6 +7,13 @@ import (
 
 const hexDigits = "0123456789abcdef"
 
+// controlEscapes holds the \u00XX escape of each control character (6 bytes
+// each), so that an escape is one write.
+const controlEscapes = `\u0000\u0001\u0002\u0003\u0004\u0005\u0006\u0007` +
+	`\u0008\u0009\u000a\u000b\u000c\u000d\u000e\u000f` +
+	`\u0010\u0011\u0012\u0013\u0014\u0015\u0016\u0017` +
+	`\u0018\u0019\u001a\u001b\u001c\u001d\u001e\u001f`
+
 // writeJSONText writes p as the contents of a JSON string (without quotes).
 // Invalid UTF-8 is replaced by U+FFFD, one replacement per invalid byte, so
 // nothing is dropped; NUL and other control characters are escaped. It
@@ -22,9 +29,10 @@ func writeJSONText(w *bufio.Writer, p []byte) (replaced bool) {
 			}
 			w.Write(p[start:i])
 			switch b {
-			case '"', '\\':
-				w.WriteByte('\\')
-				w.WriteByte(b)
+			case '"':
+				w.WriteString(`\"`)
+			case '\\':
+				w.WriteString(`\\`)
 			case '\n':
 				w.WriteString(`\n`)
 			case '\r':
@@ -32,9 +40,7 @@ func writeJSONText(w *bufio.Writer, p []byte) (replaced bool) {
 			case '\t':
 				w.WriteString(`\t`)
 			default:
-				w.WriteString(`\u00`)
-				w.WriteByte(hexDigits[b>>4])
-				w.WriteByte(hexDigits[b&0xf])
+				w.WriteString(controlEscapes[6*int(b) : 6*int(b)+6])
 			}
 			i++
 			start = i

@@ -95,9 +95,14 @@ const (
 	// ContainmentCgroup puts the command in a fresh cgroup v2 that is killed
 	// with cgroup.kill (Linux).
 	ContainmentCgroup Containment = "cgroup"
-	// ContainmentProcessGroup kills the process group, the session and
-	// descendants it can identify. It is degraded: survival of escaped
-	// descendants after a SIGKILL of the executor is not guaranteed.
+	// ContainmentProcessGroup kills the process group, the session and the
+	// descendants it can identify (on Linux: by the SBX_CONTAINMENT_TOKEN
+	// variable it adds to the command's environment, with the calling
+	// process marked a child subreaper for good, so that orphans are
+	// reparented to it and reaped). It is degraded: a descendant that leaves
+	// the session and clears its environment, and anything once the executor
+	// is SIGKILLed, can survive. Used only when forced or when
+	// Request.AllowDegraded permits it.
 	ContainmentProcessGroup Containment = "process-group"
 	// ContainmentJobObject puts the command in a Windows job object that is
 	// terminated as a whole.

@@ -112,7 +112,6 @@ type Engine struct {
 	slots   []*Rule
 	rules   []*Rule
 	modules map[string]*ast.Module
-	hasData bool
 }
 
 // forbidden are the built-in functions removed from the capabilities, with
@@ -181,7 +180,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{modules: modules, hasData: len(set.Data) > 0}
+	e := &Engine{modules: modules}
 	if err := e.collectRules(modules, pkgs); err != nil {
 		return nil, err
 	}
@@ -341,6 +340,11 @@ func policyErrors(errs ast.Errors) error {
 		msg := e.Message
 		if e.Code != "" {
 			msg = e.Code + ": " + msg
+		}
+		if e.Details != nil {
+			for _, l := range e.Details.Lines() {
+				msg += "\n\t" + l
+			}
 		}
 		if e.Location != nil {
 			lines = append(lines, fmt.Sprintf("%s: %s", loc(e.Location, "policy"), msg))
@@ -507,4 +511,3 @@ func sortedKeys[V any](m map[string]V) []string {
 	sort.Strings(keys)
 	return keys
 }
-

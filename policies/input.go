@@ -132,3 +132,52 @@ func inputValue(in Input, file, artifact string) ast.Value {
 		item("fidelity", fidelityValue(in.Fidelity)),
 	)
 }
+
+// NodePath returns the path, in the Rego input, of the IR node of p whose
+// source range is src (a path rule, deny_glob, protect entry, the network
+// block, a port range or a socket rule), as FidelityEntry.Path wants it,
+// or nil when no node has that range. Targets that report per-rule
+// fidelity by source range are mapped to input paths with it.
+func NodePath(p *ir.Profile, src ir.Range) []any {
+	fs := p.Filesystem
+	for i, r := range fs.Rules {
+		if r.Source == src {
+			return []any{"profile", "filesystem", "rules", i}
+		}
+	}
+	for i, g := range fs.DenyGlobs {
+		if g.Source == src {
+			return []any{"profile", "filesystem", "deny_globs", i}
+		}
+	}
+	for i, pr := range fs.Protect {
+		if pr.Source == src {
+			return []any{"profile", "filesystem", "protect", i}
+		}
+	}
+	n := p.Network
+	for i, r := range n.ConnectTCP {
+		if r.Source == src {
+			return []any{"profile", "network", "connect_tcp", i}
+		}
+	}
+	for i, r := range n.BindTCP {
+		if r.Source == src {
+			return []any{"profile", "network", "bind_tcp", i}
+		}
+	}
+	for i, s := range n.UnixSockets {
+		if s.Source == src {
+			return []any{"profile", "network", "unix_sockets", i}
+		}
+	}
+	switch src {
+	case n.Source:
+		return []any{"profile", "network"}
+	case p.Process.Source:
+		return []any{"profile", "process"}
+	case p.Source:
+		return []any{"profile"}
+	}
+	return nil
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 )
 
@@ -61,6 +62,7 @@ func (r *Report) WriteJUnit(w io.Writer, opts WriteOptions) error {
 			rules = append(rules, &r.Rules[i])
 		}
 	}
+	sort.SliceStable(rules, func(i, j int) bool { return caseName(rules[i]) < caseName(rules[j]) })
 	for _, g := range r.byFile() {
 		suite := junitSuite{Name: g.file}
 		for _, res := range g.results {

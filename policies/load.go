@@ -1,7 +1,9 @@
 package policies
 
 import (
+	"archive/tar"
 	"bytes"
+	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -153,10 +155,15 @@ func loadBundle(p string, size int64, tests bool) (*PolicySet, error) {
 		if errors.As(err, &astErrs) {
 			return nil, policyErrors(astErrs)
 		}
-		if errors.Is(err, io.ErrUnexpectedEOF) || strings.Contains(err.Error(), "EOF") {
+		msg := err.Error()
+		switch {
+		case errors.Is(err, io.ErrUnexpectedEOF) || strings.Contains(msg, "EOF"):
 			return nil, fmt.Errorf("policy bundle %s is corrupt (truncated): %w", p, err)
+		case errors.Is(err, gzip.ErrHeader) || errors.Is(err, gzip.ErrChecksum) || errors.Is(err, tar.ErrHeader) ||
+			strings.Contains(msg, "gzip:") || strings.Contains(msg, "archive/tar:"):
+			return nil, fmt.Errorf("policy bundle %s is corrupt: %w", p, err)
 		}
-		return nil, fmt.Errorf("policy bundle %s is corrupt or not an OPA bundle: %w", p, err)
+		return nil, fmt.Errorf("policy bundle %s is not a valid OPA bundle: %w", p, err)
 	}
 	set := &PolicySet{Modules: map[string]*ast.Module{}, Data: b.Data}
 	for _, m := range b.Modules {

@@ -150,3 +150,26 @@ func RunTests(ctx context.Context, opts TestOptions) (*TestRun, error) {
 	})
 	return run, nil
 }
+
+// CoverageReport returns the coverage of the modules under test
+// (CoverageModules): the policy files, not the tests, and the built-in
+// rules only when their tests ran. It is empty unless Coverage was set.
+func (t *TestRun) CoverageReport() cover.Report {
+	if t.Cover == nil {
+		return cover.Report{Files: map[string]*cover.FileReport{}}
+	}
+	full := t.Cover.Report(t.CoverageModules)
+	rep := cover.Report{Files: map[string]*cover.FileReport{}}
+	for name, fr := range full.Files {
+		if _, ok := t.CoverageModules[name]; !ok {
+			continue
+		}
+		rep.Files[name] = fr
+		rep.CoveredLines += fr.CoveredLines
+		rep.NotCoveredLines += fr.NotCoveredLines
+	}
+	if total := rep.CoveredLines + rep.NotCoveredLines; total > 0 {
+		rep.Coverage = 100 * float64(rep.CoveredLines) / float64(total)
+	}
+	return rep
+}

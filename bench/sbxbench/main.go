@@ -25,6 +25,7 @@ import (
 func main() {
 	sbx := flag.String("sbx", "sbx", "sbx binary")
 	launcher := flag.String("golauncher", "golauncher", "minimal Go launcher binary")
+	execLauncher := flag.String("execlauncher", "", "optional launcher running executor.Run only")
 	runs := flag.Int("n", 200, "runs per start-up measurement")
 	drainRuns := flag.Int("drain-n", 5, "runs per drain measurement")
 	drainBytes := flag.Int64("drain-bytes", 1<<30, "bytes drained")
@@ -37,13 +38,21 @@ func main() {
 
 	// Start-up. The three commands are run in turn, so that a change of
 	// load on the machine affects them alike.
-	startup := interleaved(*runs, []string{"/bin/true"}, []string{*launcher, "/bin/true"}, append(slices.Clone(sbxRun), "--", "/bin/true"))
+	argvs := [][]string{{"/bin/true"}, {*launcher, "/bin/true"}, append(slices.Clone(sbxRun), "--", "/bin/true")}
+	if *execLauncher != "" {
+		argvs = append(argvs, []string{*execLauncher, "/bin/true"})
+	}
+	startup := interleaved(*runs, argvs...)
 	trueDirect, trueGo, trueSbx := startup[0], startup[1], startup[2]
 	fmt.Println("start-up (median wall time of one run)")
 	fmt.Printf("  /bin/true                     %9s\n", trueDirect.wall)
 	fmt.Printf("  golauncher /bin/true          %9s   %.2fx /bin/true\n", trueGo.wall, ratio(trueGo.wall, trueDirect.wall))
 	fmt.Printf("  sbx run -- /bin/true          %9s   %.2fx golauncher (target <= 1.20)  %s\n",
 		trueSbx.wall, ratio(trueSbx.wall, trueGo.wall), verdict(ratio(trueSbx.wall, trueGo.wall) <= 1.2))
+	if *execLauncher != "" {
+		e := startup[3]
+		fmt.Printf("  executor.Run only /bin/true   %9s   %.2fx golauncher (the executor's share of sbx run)\n", e.wall, ratio(e.wall, trueGo.wall))
+	}
 
 	// Draining.
 	n := strconv.FormatInt(*drainBytes, 10)

@@ -12,6 +12,7 @@ import (
 	"github.com/sbx-dev/sbx/compiler/diag"
 	"github.com/sbx-dev/sbx/ir"
 	"github.com/sbx-dev/sbx/policies"
+	"github.com/sbx-dev/sbx/targets/landlock"
 )
 
 const checkUsage = `Usage: sbc check [flags] PATH...
@@ -129,13 +130,13 @@ func checkCommand() *command {
 }
 
 func runCheck(e *env, args []string, pf *policyFlags, format policies.Format, opts policies.WriteOptions) int {
-	inputs, srcs, code := loadProfiles(e, args)
-	if code != exitOK {
-		return code
-	}
 	eng := pf.engine(e, "check")
 	if eng == nil {
 		return exitUsage
+	}
+	inputs, srcs, code := loadProfiles(e, args)
+	if code != exitOK {
+		return code
 	}
 	rep := &policies.Report{
 		Results: eng.CheckAll(context.Background(), inputs),
@@ -227,10 +228,28 @@ func loadProfiles(e *env, args []string) ([]policies.Input, *diag.Sources, int) 
 	return inputs, srcs, exitOK
 }
 
-// targetFidelity returns the targets' fidelity reports for p, for the SBX010
-// rule. No target reports per-rule fidelity yet, so it returns nil.
-func targetFidelity(*ir.Profile) map[string]policies.FidelityReport {
-	return nil
+// targetFidelity returns the targets' fidelity reports for p
+// (input.fidelity, read by rule SBX010): how faithfully each target
+// enforces each rule. Landlock is the only target that reports it so far;
+// add others here.
+func targetFidelity(p *ir.Profile) map[string]policies.FidelityReport {
+	plan, err := landlock.Compile(p)
+	if err != nil || plan == nil {
+		return nil
+	}
+	rep := policies.FidelityReport{Rules: []policies.FidelityEntry{}}
+	for _, f := range plan.Fidelity {
+		path := policies.NodePath(p, f.Source)
+		if path == nil {
+			continue
+		}
+		reason := f.Detail
+		if f.Mechanism != "" {
+			reason = f.Mechanism + ": " + reason
+		}
+		rep.Rules = append(rep.Rules, policies.FidelityEntry{Path: path, Fidelity: string(f.Level), Reason: reason})
+	}
+	return map[string]policies.FidelityReport{landlock.TargetName: rep}
 }
 
 // validate runs the check policy against profiles about to be written by
@@ -252,7 +271,8 @@ func (pf *policyFlags) validate(profiles []*ir.Profile, artifacts map[string]str
 	}
 	inputs := make([]policies.Input, len(profiles))
 	for i, p := range profiles {
-		inputs[i] = policies.Input{Profile: p, Artifact: artifacts[p.Name], Fidelity: targetFidelity(p)}
+		// No fidelity: compile reports the targets' own findings already.
+		inputs[i] = policies.Input{Profile: p, Artifact: artifacts[p.Name]}
 	}
 	failing := 0
 	for _, res := range eng.CheckAll(context.Background(), inputs) {

@@ -90,7 +90,7 @@ func runTest(e *env, opts policies.TestOptions, verbose bool, format string, thr
 				return reportTests(e, ch, verbose, "pretty")
 			}
 		}
-		rep := run.Cover.Report(run.CoverageModules)
+		rep := run.CoverageReport()
 		data, err := json.MarshalIndent(rep, "", "  ")
 		if err != nil {
 			fmt.Fprintf(e.stderr, "sbc test: encoding coverage: %v\n", err)

@@ -19,7 +19,8 @@ func platformSandbox(p *profile, o *runOptions) (executor.Sandbox, error) {
 	if err != nil {
 		return nil, err
 	}
-	sb, err := launch.New(p.plan, b, launch.Options{ABICap: o.abiCap, AllowDegraded: o.allowDegraded})
+	sb, err := launch.New(p.plan, b, launch.Options{ABICap: o.abiCap, AllowDegraded: o.allowDegraded,
+		NoSupervisor: os.Getenv("SBX_LANDLOCK_NO_SUPERVISOR") == "1"})
 	if err != nil {
 		return nil, fmt.Errorf("profile %s: %w", p.name, err)
 	}

@@ -42,7 +42,7 @@ _inexact_in(f, p) if {
 #   severity: warning
 warn_no_exact_target contains {
 	"code": "SBX010",
-	"msg": sprintf("no target enforces this rule exactly: %s", [concat("; ", reasons)]),
+	"msg": sprintf("no target enforces this rule exactly; %s", [concat("; ", reasons)]),
 	"path": p,
 } if {
 	lib.sandboxed
@@ -51,7 +51,7 @@ warn_no_exact_target contains {
 	every f in _targets {
 		_inexact_in(f, p)
 	}
-	reasons := sort([sprintf("%s: %s, %s", [t, e.fidelity, object.get(e, "reason", "no reason given")]) |
+	reasons := sort([sprintf("%s: %s (%s)", [t, e.fidelity, object.get(e, "reason", "no reason given")]) |
 		some t, f in _targets
 		some e in object.get(f, "rules", [])
 		e.path == p

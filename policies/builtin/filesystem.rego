@@ -105,7 +105,7 @@ startup_files := {
 #   severity: failure
 deny_write_startup_files contains {
 	"code": "SBX003",
-	"msg": sprintf("%s is writable and holds files that run at every shell or session start, outside the sandbox: %s", [lib.path_string(_rules[i].path), _home_list(files)]),
+	"msg": sprintf("%s makes shell and session start-up files writable: %s; they run outside the sandbox at your next shell or login", [lib.path_string(_rules[i].path), _home_list(files)]),
 	"node": _rules[i],
 } if {
 	lib.sandboxed
@@ -168,7 +168,7 @@ deny_write_git_hooks contains {
 
 deny_write_git_hooks contains {
 	"code": "SBX004",
-	"msg": sprintf("%s is writable and holds git configuration that can name programs git runs outside the sandbox (core.hooksPath, core.fsmonitor): %s", [lib.path_string(_rules[i].path), _home_list(files)]),
+	"msg": sprintf("%s makes git configuration writable: %s; it can name programs (core.hooksPath, core.fsmonitor) that git runs outside the sandbox", [lib.path_string(_rules[i].path), _home_list(files)]),
 	"node": _rules[i],
 } if {
 	lib.sandboxed
@@ -301,7 +301,8 @@ deny_denied_writable contains {
 #   also makes its .git directory writable unless .git is protected, and
 #   .git/hooks and .git/config name programs git runs outside the sandbox.
 #   Add protect = [".git"] to the profile. The finding is reported once, at
-#   the first such root, and lists them all.
+#   the first such root, and lists them all; dot-directories such as
+#   {home}/.cache are not taken for repositories.
 # custom:
 #   code: SBX009
 #   severity: failure
@@ -325,6 +326,14 @@ _git_exposed(r) if {
 	not contains(concat("", ["/", r.path.rel, "/"]), "/.git/")
 	not _home_path(r.path)
 	not _system_path(r.path)
+	not _dot_entry(r.path)
+}
+
+# Dot-files and dot-directories and what lies below them ({home}/.bashrc,
+# {home}/.cache/go-build) are not repositories.
+_dot_entry(p) if {
+	some c in split(p.rel, "/")
+	startswith(c, ".")
 }
 
 _git_name_denied if lib.name_glob_denied(".git")

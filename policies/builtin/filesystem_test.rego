@@ -131,3 +131,7 @@ test_builtin_profile_files_are_not_workspace_files if {
 	inp := object.union(f.fs_input([["write", "{cwd}"]]), {"file": "builtin:workspace.hcl", "artifact": "C:/x/t.sbx.json"})
 	count(filesystem.warn_writable_profile_files) == 0 with input as inp
 }
+
+test_dot_directories_are_not_repositories if {
+	count(filesystem.deny_unprotected_git) == 0 with input as f.fs_input([["write", "{home}/.cache/go-build"], ["write", "{home}/.npm"]])
+}

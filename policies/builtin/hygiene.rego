@@ -102,9 +102,10 @@ warn_shadowed contains {
 	some r in _rules
 	r.access == "read"
 	_multi_access[r.path]
-	some o in _rules
-	o.path == r.path
-	o.access in {"write", "deny"}
+
+	# The rule that wins: deny over write, then the first.
+	w := max([[lib.rank[x.access], 0 - k] | some k, x in _rules; x.path == r.path; x.access in {"write", "deny"}])
+	o := _rules[0 - w[1]]
 }
 
 warn_shadowed contains {

@@ -58,3 +58,10 @@ test_duplicate_of_inherited_rule_points_at_the_authors_copy if {
 		contains(x.msg, "builtin:workspace.hcl:1")
 	}
 }
+
+test_read_overridden_reported_once if {
+	findings := hygiene.warn_shadowed with input as f.fs_input([["read", "{cwd}"], ["write", "{cwd}"], ["deny", "{cwd}"], ["write", "{cwd}"]])
+	count(findings) == 1
+	some x in findings
+	contains(x.msg, "the deny rule on the same path at line 4 wins")
+}

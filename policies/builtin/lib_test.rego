@@ -95,3 +95,18 @@ test_authored_rule_preferred_among_equals if {
 	rules := [f.inherited("read", "/", 10), f.rule("read", "/", 2)]
 	lib.deciding_index("home", ".ssh") == 1 with input as f.doc(f.profile({"rules": rules}))
 }
+
+test_access_indices_match_xrules if {
+	inp := f.fs_input_with([["read", "/"], ["write", "{cwd}"], ["write", "{tmpdir}"]], {"protect": [f.protect(".git", 9), f.protect(".hg", 10)]})
+	lib.deciding_rule("cwd", ".git/hooks").path == {"anchor": "cwd", "rel": ".git"} with input as inp
+	lib.deciding_rule("tmpdir", ".hg").path == {"anchor": "tmpdir", "rel": ".hg"} with input as inp
+	lib.deciding_rule("tmpdir", ".hg").source.start.line == 10 with input as inp
+	lib.deciding_rule("tmpdir", "x").source.start.line == 4 with input as inp
+	lib.parent_rule("tmpdir", ".hg").path == {"anchor": "tmpdir", "rel": ""} with input as inp
+}
+
+test_access_object if {
+	inp := f.fs_input_with([["read", "/"], ["write", "{cwd}"]], {"deny_globs": [f.glob("**/*.pem", 9)]})
+	lib.access("cwd", "a/key.pem") == {"access": "deny", "rule": 1, "glob": 0, "parent": 1} with input as inp
+	lib.access("home", "x") == {"access": "read", "rule": 0, "glob": -1, "parent": -1} with input as inp
+}

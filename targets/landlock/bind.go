@@ -165,6 +165,10 @@ type Spec struct {
 	Seccomp SeccompSpec `json:"seccomp"`
 	// Sockets are the listed pathname Unix sockets (supervisor).
 	Sockets []string `json:"sockets,omitempty"`
+	// Guarded are missing paths directly below a writable root whose
+	// creation the supervisor refuses (matched by the parent directory's
+	// device and inode, taken in the final mount view, and the name).
+	Guarded []string `json:"guarded,omitempty"`
 	// ConnectTCP is the supervisor's copy of the connect ports.
 	ConnectTCP []ir.PortRange `json:"connect_tcp,omitempty"`
 	BindTCP    []ir.PortRange `json:"bind_tcp,omitempty"`
@@ -194,17 +198,19 @@ type Report struct {
 	Degraded    bool `json:"degraded"`
 	// NotEnforced lists, in degraded mode, every requirement the ABI in use
 	// lacks and what enforces the rule instead (Lost: nothing).
-	NotEnforced []Requirement  `json:"not_enforced,omitempty"`
-	NoCreate    []NoCreate     `json:"no_create,omitempty"`
-	Fidelity    []Fidelity     `json:"fidelity"`
-	Bound       []ir.BoundRule `json:"bound_rules,omitempty"`
-	Dropped     []ir.Dropped   `json:"dropped,omitempty"`
-	Grants      []Grant        `json:"landlock_rules,omitempty"`
-	Ports       []PortGrant    `json:"landlock_ports,omitempty"`
-	Mounts      []MountOp      `json:"mounts,omitempty"`
-	Network     string         `json:"network"`
-	Seccomp     []string       `json:"seccomp,omitempty"`
-	Base        []string       `json:"base,omitempty"`
+	NotEnforced []Requirement `json:"not_enforced,omitempty"`
+	NoCreate    []NoCreate    `json:"no_create,omitempty"`
+	// Guarded are missing names whose creation the supervisor refuses.
+	Guarded  []string       `json:"guarded,omitempty"`
+	Fidelity []Fidelity     `json:"fidelity"`
+	Bound    []ir.BoundRule `json:"bound_rules,omitempty"`
+	Dropped  []ir.Dropped   `json:"dropped,omitempty"`
+	Grants   []Grant        `json:"landlock_rules,omitempty"`
+	Ports    []PortGrant    `json:"landlock_ports,omitempty"`
+	Mounts   []MountOp      `json:"mounts,omitempty"`
+	Network  string         `json:"network"`
+	Seccomp  []string       `json:"seccomp,omitempty"`
+	Base     []string       `json:"base,omitempty"`
 }
 
 // BindOptions configure Bind.
@@ -222,6 +228,12 @@ type BindOptions struct {
 	// GlobBudget bounds the directory entries visited to expand deny globs
 	// (0: 200000).
 	GlobBudget int
+	// Supervise enables the seccomp user-notification supervisor for
+	// protected or denied names that do not exist directly below a writable
+	// root: their creation is refused by name instead of making the whole
+	// directory non-creatable. The launcher sets it when the kernel offers
+	// user notification and the filter supports the architecture.
+	Supervise bool
 }
 
 // ErrABI is wrapped by Bind's error when the kernel's Landlock ABI is below
@@ -288,7 +300,7 @@ func (pl *Plan) Bind(b ir.Bindings, o BindOptions) (*Spec, *Report, error) {
 	globNotes, extra := expandGlobs(bd, v, o.GlobBudget, t)
 	ins = append(ins, extra...)
 	ins = append(ins, devInputs(bd, v)...)
-	lo := computeLayout(ins, v)
+	lo := computeLayout(ins, v, o.Supervise)
 	t.apply(lo.notes)
 	t.apply(globNotes)
 	for _, d := range bd.Dropped {
@@ -315,6 +327,8 @@ func (pl *Plan) Bind(b ir.Bindings, o BindOptions) (*Spec, *Report, error) {
 	spec.Mounts = append(lo.mounts, MountOp{Kind: MountProc, Path: "/proc", Why: "hide other processes"})
 	spec.NewNet = pl.Network.Namespace
 	spec.Seccomp = seccompFor(prof.Network, abi)
+	spec.Guarded = lo.guarded
+	spec.Seccomp.NotifyCreate = len(lo.guarded) > 0
 	if pl.Network.Mode == ir.NetworkPorts && abi >= 4 {
 		ports := map[uint16]AccessNet{}
 		for _, r := range pl.Network.ConnectTCP {
@@ -350,6 +364,7 @@ func (pl *Plan) Bind(b ir.Bindings, o BindOptions) (*Spec, *Report, error) {
 		}
 	}
 	rep.NoCreate = lo.noCreate
+	rep.Guarded = lo.guarded
 	rep.Grants, rep.Ports, rep.Mounts = spec.Grants, spec.Ports, spec.Mounts
 	rep.Seccomp = SeccompSummary(spec.Seccomp)
 	return spec, rep, nil

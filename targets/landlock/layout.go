@@ -155,8 +155,11 @@ type layout struct {
 	grants   []Grant
 	mounts   []MountOp
 	noCreate []NoCreate
-	notes    []note
-	entries  []*entry
+	// guarded are missing narrower paths whose creation the seccomp
+	// user-notification supervisor refuses by name (see Spec.Guarded).
+	guarded []string
+	notes   []note
+	entries []*entry
 }
 
 // computeLayout is the algorithm shared by compile time (symbolic paths such
@@ -174,10 +177,13 @@ type layout struct {
 //     carried through the mask; the base view is read-only, and writable
 //     paths are bound read-write;
 //  4. a narrower path that does not exist inside a writable directory cannot
-//     be protected by name: the nearest existing directory becomes
-//     non-creatable (restrictive), its existing real subdirectories are
-//     re-granted write.
-func computeLayout(ins []input, v View) *layout {
+//     be protected by name with Landlock or a mount. With supervise, a
+//     missing path directly below a writable root (a read-write mount
+//     point, which cannot be renamed or replaced: EBUSY) is guarded: the
+//     supervisor refuses its creation by (parent inode, name). Otherwise the
+//     nearest existing directory becomes non-creatable (restrictive), its
+//     existing real subdirectories are re-granted write.
+func computeLayout(ins []input, v View, supervise bool) *layout {
 	lo := &layout{}
 	byPath := map[string]*entry{}
 	for _, in := range ins {
@@ -297,6 +303,24 @@ func computeLayout(ins []input, v View) *layout {
 					ex = path.Dir(ex)
 				}
 				if model(ex) == ir.Write && v.Lstat(ex) == KindDir {
+					// Only a direct child of a read-write mount point can be
+					// guarded by inode: any other directory could be renamed
+					// away and recreated, and the name would then be free
+					// under the original path.
+					p := byPath[ex]
+					if supervise && ex == path.Dir(e.path) && p != nil && p.access == ir.Write && p.op == "" {
+						// A writable root nested in another one (the
+						// workspace inside /tmp) becomes a mount point too.
+						p.op = MountReadWrite
+					}
+					if supervise && ex == path.Dir(e.path) && p != nil && p.op == MountReadWrite {
+						lo.guarded = append(lo.guarded, e.path)
+						for _, r := range e.refs {
+							lo.notes = append(lo.notes, note{ref: r, level: LevelSupplementary, mechanism: "seccomp user notification",
+								detail: e.path + " does not exist: the supervisor performs every creation system call and refuses this name directly in " + ex + " (EACCES)"})
+						}
+						continue
+					}
 					addNoCreate(ex, e.path, false, e.refs)
 					continue
 				}
@@ -359,7 +383,7 @@ func computeLayout(ins []input, v View) *layout {
 			if detail != "" {
 				detail += "; "
 			}
-			detail += "if it does not exist at run time, new entries cannot be created directly in its parent (restrictive)"
+			detail += "if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive)"
 		}
 		for _, r := range e.refs {
 			lo.notes = append(lo.notes, note{ref: r, level: level, mechanism: mech, detail: detail})

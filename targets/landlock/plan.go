@@ -317,7 +317,7 @@ func Compile(p *ir.Profile) (*Plan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("binding %s symbolically: %w", p.Name, err)
 	}
-	lo := computeLayout(boundInputs(bd, t), unknownView{})
+	lo := computeLayout(boundInputs(bd, t), unknownView{}, false)
 	t.apply(lo.notes)
 	for _, g := range lo.grants {
 		g.Path = unsymbolic(g.Path)

@@ -34,11 +34,20 @@ type SeccompSpec struct {
 	// DenyInet denies every AF_INET/AF_INET6 socket (ports mode without
 	// Landlock TCP rules: restrictive fallback).
 	DenyInet bool `json:"deny_inet,omitempty"`
+	// NotifyCreate sends every system call that creates a directory entry
+	// (mkdir, mknod, symlink, link, rename, bind, and open/openat/creat with
+	// O_CREAT) to the supervisor, which performs it on a thread with the
+	// command's Landlock domain and credentials unless it would create a
+	// guarded name (Spec.Guarded). openat2 then fails with ENOSYS (its flags
+	// are behind a pointer; libc falls back to openat).
+	NotifyCreate bool `json:"notify_create,omitempty"`
 }
 
 // NeedsSupervisor reports whether the spec needs the user-notification
 // supervisor (the helper then stays alive as PID 1 instead of exec'ing).
-func (s SeccompSpec) NeedsSupervisor() bool { return s.NotifyConnect || s.NotifyListen }
+func (s SeccompSpec) NeedsSupervisor() bool {
+	return s.NotifyConnect || s.NotifyListen || s.NotifyCreate
+}
 
 // seccompFor derives the spec from the network policy and the ABI in use.
 func seccompFor(n ir.Network, abi int) SeccompSpec {
@@ -103,11 +112,14 @@ func SeccompSummary(s SeccompSpec) []string {
 	if s.NotifyListen {
 		out = append(out, "listen(): performed by the supervisor only on sockets bound to a listed port; others EACCES")
 	}
+	if s.NotifyCreate {
+		out = append(out, "mkdir, mknod, symlink, link, rename, bind and open/creat with O_CREAT: performed by the supervisor on a thread with the command's Landlock domain and credentials; a guarded name directly below a writable root: EACCES; openat2: ENOSYS")
+	}
 	return out
 }
 
 // String is a one-line form for reports.
 func (s SeccompSpec) String() string {
-	return fmt.Sprintf("network=%s unix_socket=%v deny_connect=%v notify_connect=%v deny_listen=%v notify_listen=%v deny_inet=%v",
-		s.Network, s.UnixSocket, s.DenyConnect, s.NotifyConnect, s.DenyListen, s.NotifyListen, s.DenyInet)
+	return fmt.Sprintf("network=%s unix_socket=%v deny_connect=%v notify_connect=%v deny_listen=%v notify_listen=%v deny_inet=%v notify_create=%v",
+		s.Network, s.UnixSocket, s.DenyConnect, s.NotifyConnect, s.DenyListen, s.NotifyListen, s.DenyInet, s.NotifyCreate)
 }

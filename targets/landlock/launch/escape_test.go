@@ -266,7 +266,7 @@ func cases() []tcase {
 		{name: "create in workspace subdirectory", profile: "workspace", cwd: ws, op: ops("create", "WS/sub/new"), want: "ok"},
 		{name: "mkdir in workspace subdirectory", profile: "workspace", cwd: ws, op: ops("mkdir", "WS/sub/d"), want: "ok"},
 		{name: "rename within a workspace subdirectory", profile: "workspace", cwd: ws, op: ops("rename", "WS/sub/file", "WS/sub/file2"), want: "ok"},
-		{name: "create at workspace top (restrictive: .hg etc. missing)", profile: "workspace", cwd: ws, op: ops("create", "WS/newtop"), want: "EACCES", control: "ok"},
+		{name: "create at workspace top (supervised: .hg etc. missing)", profile: "workspace", cwd: ws, op: ops("create", "WS/newtop"), want: "ok"},
 		{name: "create at top with every protected name present", profile: "@t-carve", cwd: ws, op: ops("create", "WS/newtop"), want: "ok"},
 		{name: "write outside writable roots", profile: "workspace", cwd: ws, op: ops("write", "OUT/file"), want: "EROFS", control: "ok"},
 		{name: "create outside writable roots", profile: "workspace", cwd: ws, op: ops("create", "OUT/new"), want: "EROFS", control: "ok"},
@@ -274,7 +274,7 @@ func cases() []tcase {
 		// .git inside the workspace.
 		{name: ".git/config cannot be written", profile: "workspace", cwd: ws, op: ops("write", "WS/.git/config"), want: "EROFS", control: "ok"},
 		{name: ".git cannot get new files", profile: "workspace", cwd: ws, op: ops("create", "WS/.git/hooks-x"), want: "EROFS", control: "ok"},
-		{name: ".git cannot be renamed", profile: "workspace", cwd: ws, op: ops("rename", "WS/.git", "WS/g2"), want: "EACCES", control: "ok"},
+		{name: ".git cannot be renamed", profile: "workspace", cwd: ws, op: ops("rename", "WS/.git", "WS/g2"), want: "EBUSY", control: "ok"},
 		{name: ".git cannot be renamed (t-carve, top creatable)", profile: "@t-carve", cwd: ws, op: ops("rename", "WS/.git", "WS/g2"), want: "EBUSY", control: "ok"},
 		{name: ".git cannot be removed", profile: "@t-carve", cwd: ws, op: ops("unlink", "WS/.git/config"), want: "EROFS", control: "ok"},
 		{name: ".git cannot be replaced by exchange", profile: "@t-carve", cwd: ws, op: ops("exchange", "WS/sub", "WS/.git"), want: "EBUSY", control: "ok"},
@@ -286,6 +286,33 @@ func cases() []tcase {
 		{name: "missing .git cannot be created (rename)", profile: "@t-carve", cwd: nogit, op: ops("rename", "NOGIT/sub", "NOGIT/.git"), want: "EACCES", control: "ok"},
 		{name: "existing subdirectory stays writable without .git", profile: "@t-carve", cwd: nogit, op: ops("create", "NOGIT/sub/new"), want: "ok"},
 		{name: "existing top-level file stays writable without .git", profile: "@t-carve", cwd: nogit, op: ops("write", "NOGIT/file"), want: "ok"},
+		// Missing protected names, supervised (workspace: .git .hg .svn .jj
+		// .agents all missing in NOGIT).
+		{name: "supervised: mkdir .git", profile: "workspace", cwd: nogit, op: ops("mkdir", "NOGIT/.git"), want: "EACCES", control: "ok"},
+		{name: "supervised: mkdir .git/", profile: "workspace", cwd: nogit, op: ops("mkdir", "NOGIT/.git/"), want: "EACCES", control: "ok"},
+		{name: "supervised: create .hg", profile: "workspace", cwd: nogit, op: ops("create", "NOGIT/.hg"), want: "EACCES", control: "ok"},
+		{name: "supervised: open O_CREAT .git", profile: "workspace", cwd: nogit, op: ops("open-creat", "NOGIT/.git"), want: "EACCES", control: "ok"},
+		{name: "supervised: relative open O_CREAT .git", profile: "workspace", cwd: nogit, op: ops("open-creat", ".git"), want: "EACCES"},
+		{name: "supervised: symlink .jj", profile: "workspace", cwd: nogit, op: ops("symlink", "x", "NOGIT/.jj"), want: "EACCES", control: "ok"},
+		{name: "supervised: rename to .git", profile: "workspace", cwd: nogit, op: ops("rename", "NOGIT/sub", "NOGIT/.git"), want: "EACCES", control: "ok"},
+		{name: "supervised: hard link to .git", profile: "workspace", cwd: nogit, op: ops("link", "NOGIT/file", "NOGIT/.git"), want: "EACCES", control: "ok"},
+		{name: "supervised: mkfifo .svn", profile: "workspace", cwd: nogit, op: ops("mknod-fifo", "NOGIT/.svn"), want: "EACCES", control: "ok"},
+		{name: "supervised: bind a Unix socket on .agents", profile: "workspace", cwd: nogit, op: ops("bind-unix", "NOGIT/.agents"), want: "EACCES", control: "ok"},
+		{name: "supervised: mkdir via another directory", profile: "workspace", cwd: nogit, op: ops("mkdir", "NOGIT/sub/../.git"), want: "EACCES", control: "ok"},
+		{name: "supervised: mkdir via /proc/self/cwd", profile: "workspace", cwd: nogit, op: ops("mkdir", "/proc/self/cwd/.git"), want: "EACCES"},
+		{name: "supervised: TOCTOU on the path buffer", profile: "workspace", cwd: nogit, op: ops("toctou", "NOGIT"), want: "ok"},
+		{name: "supervised: mkdir at top", profile: "workspace", cwd: nogit, op: ops("mkdir", "NOGIT/newdir"), want: "ok"},
+		{name: "supervised: create at top", profile: "workspace", cwd: nogit, op: ops("create", "NOGIT/newfile"), want: "ok"},
+		{name: "supervised: open O_CREAT existing at top", profile: "workspace", cwd: nogit, op: ops("open-creat", "NOGIT/file"), want: "ok"},
+		{name: "supervised: symlink at top", profile: "workspace", cwd: nogit, op: ops("symlink", "x", "NOGIT/l"), want: "ok"},
+		{name: "supervised: rename at top", profile: "workspace", cwd: nogit, op: ops("rename", "NOGIT/file", "NOGIT/file2"), want: "ok"},
+		{name: "supervised: hard link at top", profile: "workspace", cwd: nogit, op: ops("link", "NOGIT/file", "NOGIT/hl"), want: "ok"},
+		{name: "supervised: mkfifo at top", profile: "workspace", cwd: nogit, op: ops("mknod-fifo", "NOGIT/fifo"), want: "ok"},
+		{name: "supervised: bind a Unix socket at top", profile: "workspace", cwd: nogit, op: ops("bind-unix", "NOGIT/s.sock"), want: "ok"},
+		{name: "supervised: .git below a subdirectory", profile: "workspace", cwd: nogit, op: ops("mkdir", "NOGIT/sub/.git"), want: "ok"},
+		{name: "supervised: create outside writable roots", profile: "workspace", cwd: nogit, op: ops("create", "OUT/new"), want: "EROFS", control: "ok"},
+		{name: "supervised: mknod char device", profile: "workspace", cwd: nogit, op: ops("mknod-char", "NOGIT/null"), want: "EPERM", only: "root", control: "ok"},
+		{name: "supervised: rename out of the workspace", profile: "workspace", cwd: nogit, op: ops("rename", "NOGIT/file", "OUT/file2"), want: "EXDEV", control: "ok"},
 		// Denied paths inside readable trees.
 		{name: "denied file cannot be read", profile: "@t-carve", cwd: ws, op: ops("read", "HOME/.ssh/id_rsa"), want: "EACCES", control: "ok"},
 		{name: "denied dir cannot be listed", profile: "@t-carve", cwd: ws, op: ops("list", "HOME/.ssh"), want: "EACCES", control: "ok"},
@@ -482,10 +509,15 @@ func TestNoCgoNoPsx(t *testing.T) {
 // 1 of its namespace with no capabilities and no_new_privs.
 func TestSbxNotRestricted(t *testing.T) {
 	f := newFixture(t, users[0])
-	r := f.sbx(t, "run", "--json", "--cwd", f.ws, "--", "/bin/sh", "-c", "grep -E '^(NoNewPrivs|CapEff|CapBnd|Seccomp):' /proc/self/status; echo pid=$$")
-	want := "CapEff:\t0000000000000000\nCapBnd:\t0000000000000000\nNoNewPrivs:\t1\nSeccomp:\t2\npid=1\n"
-	if r.Stdout != want {
-		t.Errorf("sandboxed status:\n%s\nwant:\n%s", r.Stdout, want)
+	// read-only: no missing protected name, the command is exec'd as PID 1.
+	// workspace: .hg etc. are missing, the supervisor is PID 1 and the
+	// command is its child, with the same confinement.
+	for profile, pid := range map[string]string{"read-only": "pid=1", "workspace": "pid=other"} {
+		r := f.sbx(t, "run", "--json", "--profile", profile, "--cwd", f.ws, "--", "/bin/sh", "-c", "grep -E '^(NoNewPrivs|CapEff|CapBnd|Seccomp):' /proc/self/status; [ $$ = 1 ] && echo pid=1 || echo pid=other")
+		want := "CapEff:\t0000000000000000\nCapBnd:\t0000000000000000\nNoNewPrivs:\t1\nSeccomp:\t2\n" + pid + "\n"
+		if r.Stdout != want {
+			t.Errorf("%s: sandboxed status:\n%s\nwant:\n%s", profile, r.Stdout, want)
+		}
 	}
 	var st unix.Stat_t
 	_ = st
@@ -592,5 +624,77 @@ func TestDryRun(t *testing.T) {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("dry run lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// shell runs a shell script under profile with extra environment for sbx.
+func (f *fixture) shell(t *testing.T, env []string, profile, cwd, script string) result {
+	t.Helper()
+	argv := []string{filepath.Join(bin, "sbx"), "run", "--json", "--profile", profile, "--cwd", cwd, "--", "/bin/sh", "-c", script}
+	if f.u.uid != 0 {
+		argv = append([]string{"setpriv", "--reuid=" + strconv.Itoa(f.u.uid), "--regid=" + strconv.Itoa(f.u.uid), "--clear-groups"}, argv...)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = append([]string{"HOME=" + f.home, "PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C"}, env...)
+	cmd.Dir = cwd
+	out, err := cmd.Output()
+	var r result
+	if jerr := json.Unmarshal(out, &r); jerr != nil {
+		t.Fatalf("sbx: %v\n%s\n%v", jerr, out, err)
+	}
+	if r.SbxError != "" {
+		t.Fatalf("sbx failed: %s", r.SbxError)
+	}
+	return r
+}
+
+// TestSupervisor covers what the probe alone cannot: shell tools, symlinks
+// planted by the command, modes and owners, exit statuses, the fallback.
+func TestSupervisor(t *testing.T) {
+	for _, u := range users {
+		t.Run(u.name, func(t *testing.T) {
+			f := newFixture(t, u)
+			id := strconv.Itoa(os.Getpid())
+			script := strings.NewReplacer("ID", id, "UID", strconv.Itoa(u.uid), "PROBEPATH", filepath.Join(bin, "probe")).Replace(`
+P=PROBEPATH
+umask 027
+t=$(mktemp) && stat -c "mktemp %a %u" "$t" && rm "$t"
+d=$(mktemp -d) && stat -c "mktemp-d %a %u" "$d" && rmdir "$d"
+mkdir d && touch f && ln -s f l && ln f h && mv h h2 && mkfifo p && stat -c "%n %a %u" d f p h2
+mkdir .git 2>/dev/null || echo "mkdir .git denied"
+touch .git 2>/dev/null || echo "touch .git denied"
+ln -s x .git 2>/dev/null || echo "ln -s .git denied"
+mv d .git 2>/dev/null || echo "mv .git denied"
+ln f .git 2>/dev/null || echo "ln .git denied"
+mkfifo .git 2>/dev/null || echo "mkfifo .git denied"
+python3 -c "import os; os.open('.git', os.O_CREAT|os.O_WRONLY)" 2>/dev/null || echo "python .git denied"
+(cd sub && mkdir ../.git 2>/dev/null) || echo "cd sub mkdir ../.git denied"
+ln -s "$PWD" /tmp/sbxws-ID-UID && { mkdir /tmp/sbxws-ID-UID/.git 2>/dev/null || echo "mkdir via symlink denied"; rm /tmp/sbxws-ID-UID; }
+ln -s .git dangling && { $P open-creat dangling; echo "x" 2>/dev/null > dangling || echo "redirect through dangling denied"; }
+mkdir /tmp/sbxd-ID-UID && rmdir /tmp/sbxd-ID-UID && echo "/tmp mkdir ok"
+ls -A | tr '\n' ' '; echo
+exit 7`)
+			r := f.shell(t, nil, "workspace", f.nogit, script)
+			want := "mktemp 600 UID\nmktemp-d 700 UID\nd 750 UID\nf 640 UID\np 640 UID\nh2 640 UID\n" +
+				"mkdir .git denied\ntouch .git denied\nln -s .git denied\nmv .git denied\nln .git denied\nmkfifo .git denied\n" +
+				"python .git denied\ncd sub mkdir ../.git denied\nmkdir via symlink denied\nEACCES\nredirect through dangling denied\n/tmp mkdir ok\n" +
+				"d dangling f file h2 l p sub \n"
+			want = strings.ReplaceAll(want, "UID", strconv.Itoa(u.uid))
+			if r.Stdout != want || r.ExitCode != 7 {
+				t.Errorf("exit %d, stdout:\n%s\nwant:\n%s\nstderr: %s", r.ExitCode, r.Stdout, want, r.Stderr)
+			}
+			// Exit statuses as seen by the executor.
+			if r := f.shell(t, nil, "workspace", f.nogit, "kill -TERM $$"); r.ExitCode != 143 {
+				t.Errorf("kill -TERM $$: exit %d", r.ExitCode)
+			}
+			if r := f.shell(t, nil, "workspace", f.nogit, "exec /nonexistent"); r.ExitCode != 127 {
+				t.Errorf("exec /nonexistent: exit %d", r.ExitCode)
+			}
+			// The restrictive fallback without the supervisor.
+			r = f.shell(t, []string{"SBX_LANDLOCK_NO_SUPERVISOR=1"}, "workspace", f.nogit, "touch top 2>/dev/null || echo denied; touch sub/x && echo ok; echo pid=$$")
+			if r.Stdout != "denied\nok\npid=1\n" {
+				t.Errorf("fallback: %q %q", r.Stdout, r.Stderr)
+			}
+		})
 	}
 }

@@ -53,10 +53,19 @@ func RunHelper(args []string) {
 	if err != nil {
 		fail(exitSetup, "sbx: sandbox setup failed: %v", err)
 	}
+	if spec.Seccomp.NotifyCreate {
+		runSupervised(spec) // never returns
+	}
 	if err := confine(spec); err != nil {
 		fail(exitSetup, "sbx: sandbox setup failed: %v", err)
 	}
 	err = syscall.Exec(spec.Path, spec.Argv, spec.Env)
+	failExec(spec, err)
+}
+
+// failExec reports that the command could not be executed, with the
+// shell's exit codes.
+func failExec(spec *landlock.Spec, err error) {
 	name := spec.Path
 	if len(spec.Argv) > 0 {
 		name = spec.Argv[0]
@@ -94,43 +103,68 @@ func readSpec(fd int) (*landlock.Spec, error) {
 // view; capabilities are dropped before no_new_privs and restrict_self;
 // the seccomp filter comes last since it denies mount and friends.
 func confine(s *landlock.Spec) error {
-	t0 := time.Now()
-	mark := func(what string) {
-		if s.Trace {
-			fmt.Fprintf(os.Stderr, "sbx-helper: %-10s %6dus\n", what, time.Since(t0).Microseconds())
-		}
-	}
-	defer mark("confined")
-	if s.Seccomp.NeedsSupervisor() {
-		return errors.New("this profile needs the seccomp user-notification supervisor (listed Unix sockets or bind ports), which this sbx does not implement yet; remove the unix_sockets/bind_tcp rules or use a profile without them")
-	}
-	if len(s.Mounts) > 0 {
-		if err := applyMounts(s.Mounts); err != nil {
-			return fmt.Errorf("mount namespace: %w", err)
-		}
-	}
-	mark("mounts")
-	if s.Cwd != "" {
-		if err := unix.Chdir(s.Cwd); err != nil {
-			return fmt.Errorf("entering the working directory %s: %w", s.Cwd, err)
-		}
-	}
-	rfd := -1
-	if s.ABI > 0 {
-		var err error
-		if rfd, err = buildRuleset(s); err != nil {
-			return err
-		}
-	}
-	mark("ruleset")
-	prog, err := buildFilter(s.Seccomp)
+	p, err := prepare(s)
 	if err != nil {
 		return err
 	}
+	_, err = p.restrict(false)
+	return err
+}
+
+// prepared is the helper's state between building the view and
+// restricting the thread.
+type prepared struct {
+	s    *landlock.Spec
+	rfd  int // Landlock ruleset, -1 without Landlock
+	prog []unix.SockFilter
+	mark func(string)
+}
+
+// prepare builds the mount view, re-enters the working directory, creates
+// the Landlock ruleset and assembles the seccomp filter.
+func prepare(s *landlock.Spec) (*prepared, error) {
+	t0 := time.Now()
+	p := &prepared{s: s, rfd: -1, mark: func(what string) {
+		if s.Trace {
+			fmt.Fprintf(os.Stderr, "sbx-helper: %-10s %6dus\n", what, time.Since(t0).Microseconds())
+		}
+	}}
+	if s.Seccomp.NotifyConnect || s.Seccomp.NotifyListen {
+		return nil, errors.New("this profile needs the supervisor for listed Unix sockets or bind ports, which this sbx does not implement yet; remove the unix_sockets/bind_tcp rules or use a profile without them")
+	}
+	if len(s.Mounts) > 0 {
+		if err := applyMounts(s.Mounts); err != nil {
+			return nil, fmt.Errorf("mount namespace: %w", err)
+		}
+	}
+	p.mark("mounts")
+	if s.Cwd != "" {
+		if err := unix.Chdir(s.Cwd); err != nil {
+			return nil, fmt.Errorf("entering the working directory %s: %w", s.Cwd, err)
+		}
+	}
+	if s.ABI > 0 {
+		var err error
+		if p.rfd, err = buildRuleset(s); err != nil {
+			return nil, err
+		}
+	}
+	p.mark("ruleset")
+	var err error
+	if p.prog, err = buildFilter(s.Seccomp); err != nil {
+		return nil, err
+	}
 	// No core dumps: a core_pattern pipe helper runs outside the sandbox.
 	if err := unix.Setrlimit(unix.RLIMIT_CORE, &unix.Rlimit{}); err != nil {
-		return fmt.Errorf("setrlimit(RLIMIT_CORE): %w", err)
+		return nil, fmt.Errorf("setrlimit(RLIMIT_CORE): %w", err)
 	}
+	return p, nil
+}
+
+// restrictThread gives the calling thread the command's confinement except
+// the seccomp filter: no capabilities, no_new_privs, the Landlock domain of
+// the ruleset rfd (a new domain on each call, with the same rules).
+func restrictThread(rfd int) error {
 	if err := dropCapabilities(); err != nil {
 		return err
 	}
@@ -138,18 +172,32 @@ func confine(s *landlock.Spec) error {
 		return fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS): %w", err)
 	}
 	if rfd >= 0 {
-		if err := restrictSelf(rfd); err != nil {
-			return err
-		}
-		unix.Close(rfd)
+		return restrictSelf(rfd)
 	}
-	if _, err := installFilter(prog, false); err != nil {
-		return err
+	return nil
+}
+
+// restrict confines the calling thread and installs the filter; with
+// listener it returns the user-notification descriptor (close-on-exec, as
+// every descriptor above 2 afterwards). Without listener the ruleset is
+// closed.
+func (p *prepared) restrict(listener bool) (int, error) {
+	defer p.mark("confined")
+	if err := restrictThread(p.rfd); err != nil {
+		return -1, err
+	}
+	if p.rfd >= 0 && !listener {
+		unix.Close(p.rfd)
+		p.rfd = -1
+	}
+	lfd, err := installFilter(p.prog, listener)
+	if err != nil {
+		return -1, err
 	}
 	// Every descriptor but stdin, stdout and stderr closes on exec, whatever
 	// the caller leaked into the helper.
 	if err := unix.CloseRange(3, ^uint(0), closeRangeCloex); err != nil {
-		return fmt.Errorf("close_range: %w", err)
+		return -1, fmt.Errorf("close_range: %w", err)
 	}
-	return nil
+	return lfd, nil
 }

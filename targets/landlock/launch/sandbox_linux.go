@@ -24,6 +24,11 @@ type Options struct {
 	// AllowDegraded runs with best effort when the kernel lacks what the
 	// profile needs; the report lists every rule not enforced.
 	AllowDegraded bool
+	// NoSupervisor disables the seccomp user-notification supervisor:
+	// missing protected names then make their writable root non-creatable
+	// (the restrictive fallback used where the kernel lacks the supervisor's
+	// features; tests exercise it with SBX_LANDLOCK_NO_SUPERVISOR=1).
+	NoSupervisor bool
 }
 
 // Sandbox enforces a bound Landlock plan on one command through the helper
@@ -39,7 +44,8 @@ type Sandbox struct {
 // needs and degraded mode is not allowed; the error names each rule and the
 // ABI and kernel it needs.
 func New(plan *landlock.Plan, b ir.Bindings, o Options) (*Sandbox, error) {
-	spec, rep, err := plan.Bind(b, landlock.BindOptions{KernelABI: KernelABI(), ABICap: o.ABICap, AllowDegraded: o.AllowDegraded})
+	spec, rep, err := plan.Bind(b, landlock.BindOptions{KernelABI: KernelABI(), ABICap: o.ABICap, AllowDegraded: o.AllowDegraded,
+		Supervise: !o.NoSupervisor && supervisorAvailable()})
 	if err != nil {
 		return nil, err
 	}
@@ -112,6 +118,12 @@ func (s *Sandbox) Wrap(cmd *exec.Cmd) error {
 		// CAP_SYS_ADMIN (mounts) and CAP_SETPCAP (securebits, bounding set)
 		// and drops every capability before exec'ing the command.
 		cmd.SysProcAttr.AmbientCaps = append(cmd.SysProcAttr.AmbientCaps, unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP)
+		if spec.Seccomp.NeedsSupervisor() {
+			// The supervisor reads callers' memory and duplicates their
+			// descriptors (ptrace access): same uid suffices unless the
+			// command is not dumpable (an unreadable binary).
+			cmd.SysProcAttr.AmbientCaps = append(cmd.SysProcAttr.AmbientCaps, unix.CAP_SYS_PTRACE)
+		}
 	}
 	return nil
 }

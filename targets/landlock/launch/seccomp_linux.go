@@ -132,7 +132,42 @@ func buildFilter(s landlock.SeccompSpec) ([]unix.SockFilter, error) {
 	case s.DenyListen:
 		a.jump(bpfJEQ, unix.SYS_LISTEN, "eacces", "")
 	}
+	if s.NotifyCreate {
+		// Every system call that creates a directory entry goes to the
+		// supervisor, which performs it itself (never CONTINUE: the kernel
+		// would read the path again from memory the command controls).
+		// openat2's flags are behind a pointer the filter cannot read:
+		// ENOSYS makes libc fall back to openat.
+		a.jump(bpfJEQ, unix.SYS_OPENAT2, "enosys", "")
+		a.jump(bpfJEQ, unix.SYS_OPENAT, "openat", "")
+		if sysOpen >= 0 {
+			a.jump(bpfJEQ, uint32(sysOpen), "open", "")
+		}
+		for _, nr := range []int{unix.SYS_MKDIRAT, unix.SYS_SYMLINKAT, unix.SYS_LINKAT, unix.SYS_RENAMEAT, unix.SYS_RENAMEAT2,
+			unix.SYS_BIND, sysCreat, sysMkdir, sysSymlink, sysLink, sysRename} {
+			if nr >= 0 {
+				a.jump(bpfJEQ, uint32(nr), "notif", "")
+			}
+		}
+	}
 	a.ret(retAllow)
+
+	if s.NotifyCreate {
+		a.label("openat")
+		a.ldArg(2)
+		a.jump(bpfJSET, unix.O_CREAT, "notif", "allow")
+		if sysOpen >= 0 {
+			a.label("open")
+			a.ldArg(1)
+			a.jump(bpfJSET, unix.O_CREAT, "notif", "allow")
+		}
+	}
+	// mknod of anything but a device creates an entry: supervised or
+	// allowed.
+	mkok := "allow"
+	if s.NotifyCreate {
+		mkok = "notif"
+	}
 
 	a.label("clone")
 	a.ldArg(0)
@@ -143,13 +178,13 @@ func buildFilter(s landlock.SeccompSpec) ([]unix.SockFilter, error) {
 		a.ldArg(1)
 		a.and(unix.S_IFMT)
 		a.jump(bpfJEQ, unix.S_IFCHR, "eperm", "")
-		a.jump(bpfJEQ, unix.S_IFBLK, "eperm", "allow")
+		a.jump(bpfJEQ, unix.S_IFBLK, "eperm", mkok)
 	}
 	a.label("mknodat")
 	a.ldArg(2)
 	a.and(unix.S_IFMT)
 	a.jump(bpfJEQ, unix.S_IFCHR, "eperm", "")
-	a.jump(bpfJEQ, unix.S_IFBLK, "eperm", "allow")
+	a.jump(bpfJEQ, unix.S_IFBLK, "eperm", mkok)
 
 	a.label("ioctl")
 	a.ldArg(1)
@@ -224,7 +259,11 @@ func installFilter(prog []unix.SockFilter, listener bool) (int, error) {
 	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
 	var flags uintptr
 	if listener {
-		flags = unix.SECCOMP_FILTER_FLAG_NEW_LISTENER
+		// WAIT_KILLABLE_RECV (5.19): once the supervisor has received a
+		// notification, only a fatal signal interrupts the waiting system
+		// call. Otherwise a signal (SIGCHLD in a shell) would restart a
+		// mkdir the supervisor already performed, which then fails EEXIST.
+		flags = unix.SECCOMP_FILTER_FLAG_NEW_LISTENER | unix.SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
 	}
 	r, _, e := unix.RawSyscall(unix.SYS_SECCOMP, seccompSetModeFilter, flags, uintptr(unsafe.Pointer(&fprog)))
 	if e != 0 {

@@ -20,3 +20,11 @@ func buildFilter(landlock.SeccompSpec) ([]unix.SockFilter, error) {
 func installFilter([]unix.SockFilter, bool) (int, error) {
 	return -1, fmt.Errorf("the sandbox's seccomp filter is not available on %s", runtime.GOARCH)
 }
+
+// supervisorAvailable is false: the supervisor decodes this filter's
+// system call numbers.
+func supervisorAvailable() bool { return false }
+
+func runSupervised(spec *landlock.Spec) {
+	fail(exitSetup, "sbx: the seccomp supervisor is not available on %s", runtime.GOARCH)
+}

@@ -28,3 +28,14 @@ var deniedSyscalls = []uint32{
 
 // sysMknod is mknod's number (a variable: arm64 has none, -1).
 var sysMknod = unix.SYS_MKNOD
+
+// The legacy path system calls that create directory entries (arm64 has
+// only the *at forms). The supervisor intercepts them with the *at forms.
+var (
+	sysOpen    = unix.SYS_OPEN
+	sysCreat   = unix.SYS_CREAT
+	sysMkdir   = unix.SYS_MKDIR
+	sysSymlink = unix.SYS_SYMLINK
+	sysLink    = unix.SYS_LINK
+	sysRename  = unix.SYS_RENAME
+)

@@ -26,3 +26,13 @@ var deniedSyscalls = []uint32{
 
 // sysMknod is -1: arm64 only has mknodat.
 var sysMknod = -1
+
+// arm64 has none of the legacy path system calls (only the *at forms).
+var (
+	sysOpen    = -1
+	sysCreat   = -1
+	sysMkdir   = -1
+	sysSymlink = -1
+	sysLink    = -1
+	sysRename  = -1
+)

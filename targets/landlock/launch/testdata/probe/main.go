@@ -11,6 +11,7 @@ import (
 	"os"
 	"strconv"
 	"syscall"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -167,6 +168,20 @@ func run(op string, a []string) error {
 		return err
 	case "mkdir":
 		return unix.Mkdir(a[0], 0o755)
+	case "open-creat": // O_CREAT without O_EXCL: a final symlink is followed
+		fd, err := unix.Open(a[0], unix.O_WRONLY|unix.O_CREAT, 0o644)
+		if err == nil {
+			unix.Close(fd)
+		}
+		return err
+	case "bind-unix":
+		fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM, 0)
+		if err != nil {
+			return err
+		}
+		return unix.Bind(fd, &unix.SockaddrUnix{Name: a[0]})
+	case "toctou": // flip a path buffer between a harmless name and .git
+		return toctou(a[0])
 	case "truncate":
 		return unix.Truncate(a[0], 0)
 	case "unlink":
@@ -260,4 +275,47 @@ func errnoOf(e syscall.Errno) error {
 		return nil
 	}
 	return e
+}
+
+// toctou calls mkdirat in a loop for about a second on a buffer another
+// thread flips between "a" and ".git"; it fails if .git ever appears.
+func toctou(dir string) error {
+	if err := os.Chdir(dir); err != nil {
+		return err
+	}
+	buf := make([]byte, 8)
+	copy(buf, "a\x00")
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if i%2 == 0 {
+				copy(buf, ".git\x00")
+			} else {
+				copy(buf, "a\x00\x00\x00\x00")
+			}
+		}
+	}()
+	deadline := time.Now().Add(time.Second)
+	n, cwd := 0, unix.AT_FDCWD
+	for time.Now().Before(deadline) {
+		unix.Syscall(unix.SYS_MKDIRAT, uintptr(cwd), uintptr(unsafe.Pointer(&buf[0])), 0o755)
+		unix.Rmdir("a")
+		n++
+	}
+	close(stop)
+	<-done
+	if _, err := os.Lstat(".git"); err == nil {
+		return fmt.Errorf(".git created after %d attempts", n)
+	}
+	if n < 100 {
+		return fmt.Errorf("only %d attempts", n)
+	}
+	return nil
 }

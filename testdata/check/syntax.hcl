@@ -1,0 +1,4 @@
+profile "broken" {
+  filesystem {
+    read = [cwd
+  }

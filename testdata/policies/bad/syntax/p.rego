@@ -1,0 +1,5 @@
+package main
+
+deny contains msg if {
+	msg :=
+}

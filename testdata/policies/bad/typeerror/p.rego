@@ -1,0 +1,5 @@
+package main
+
+deny contains msg if {
+	msg := concat(", ", input.profile.name, "x")
+}
