@@ -14,4 +14,10 @@ profile "danger-full-access" {
     mode   = "full"
     reason = "no sandbox"
   }
+
+  process {
+    env {
+      inherit = "all"
+    }
+  }
 }

@@ -37,6 +37,10 @@ type noSandbox struct{ profile string }
 
 func (noSandbox) Wrap(*exec.Cmd) error { return nil }
 
+// Enforcing is false: nothing is enforced, so a failure is never "likely
+// denied by the sandbox".
+func (noSandbox) Enforcing() bool { return false }
+
 func (n noSandbox) Report() any {
 	return map[string]any{
 		"mechanism":   "none",
@@ -46,7 +50,10 @@ func (n noSandbox) Report() any {
 	}
 }
 
-var _ executor.Sandbox = noSandbox{}
+var (
+	_ executor.Sandbox  = noSandbox{}
+	_ executor.Enforcer = noSandbox{}
+)
 
 // reporter is implemented by sandboxes that describe their bound plan.
 type reporter interface{ Report() any }
