@@ -361,6 +361,7 @@ type LoadError struct {
 	Errs []string
 }
 
+// Error joins the problems, one per line.
 func (e *LoadError) Error() string { return strings.Join(e.Errs, "\n") }
 
 // ruleKind classifies a rule name by conftest's conventions.

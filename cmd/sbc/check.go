@@ -51,8 +51,10 @@ failed to evaluate.
 // repeatedFlag is a repeatable string flag.
 type repeatedFlag []string
 
+// String joins the values given so far.
 func (l *repeatedFlag) String() string { return strings.Join(*l, ",") }
 
+// Set adds one value.
 func (l *repeatedFlag) Set(v string) error {
 	*l = append(*l, v)
 	return nil

@@ -3,7 +3,7 @@ profile "net" {
   description = "Read everything but the secrets, full network"
 
   filesystem {
-    read = [root]
+    read  = [root]
     write = [tmpdir]
     deny = [
       "~/.ssh", "~/.aws", "~/.gnupg", "~/.config/gcloud", "~/.kube", "~/.docker/config.json",

