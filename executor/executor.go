@@ -209,6 +209,11 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 
 	if state != nil {
 		res.ExitCode, res.Signal = exitStatus(state)
+		if sr, ok := cfg.Sandbox.(SignalReporter); ok && res.Signal == 0 {
+			if sig := sr.ExitSignal(cmd); sig > 0 {
+				res.ExitCode, res.Signal = 128+sig, sig
+			}
+		}
 	} else if waitErr != nil {
 		cleanupErr = errors.Join(cleanupErr, fmt.Errorf("waiting for command: %w", waitErr))
 	}

@@ -166,6 +166,15 @@ type Enforcer interface {
 	Enforcing() bool
 }
 
+// SignalReporter is optionally implemented by a Sandbox whose launcher
+// stays between the executor and the command (a helper that remains PID 1
+// of the command's namespace to supervise it). Such a helper can only exit
+// with a code, so the executor asks the sandbox, after the helper has been
+// reaped, which signal the command itself died of (0: none, or unknown).
+type SignalReporter interface {
+	ExitSignal(cmd *exec.Cmd) int
+}
+
 // StartInfo describes a started command; it is passed to Request.OnStart.
 type StartInfo struct {
 	// Pid is the process id of the command as seen by the executor.

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -105,23 +106,21 @@ func Digest(data []byte) string {
 // Decode parses a canonical IR document, rejecting unknown format versions,
 // unknown fields and trailing data, and validates the profile.
 func Decode(data []byte) (*Profile, error) {
-	var head struct {
-		Format string `json:"format"`
-	}
-	if err := json.Unmarshal(data, &head); err != nil {
-		return nil, fmt.Errorf("IR is not valid JSON: %w", err)
-	}
-	if head.Format != Format {
-		return nil, fmt.Errorf("IR format %q is not supported (this sbx reads %q): recompile the profile with a matching sbc, or upgrade sbx", head.Format, Format)
-	}
+	// One strict pass on the success path (sbx decodes an IR on every run);
+	// the head-only pass that tells a format mismatch from a malformed
+	// document runs only when that pass fails, so the errors are the same
+	// as checking the head first.
 	var doc Document
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&doc); err != nil {
-		return nil, fmt.Errorf("decoding IR: %w", err)
+		return nil, decodeError(data, fmt.Errorf("decoding IR: %w", err))
 	}
 	if dec.More() {
-		return nil, fmt.Errorf("decoding IR: trailing data after the document")
+		return nil, decodeError(data, errors.New("decoding IR: trailing data after the document"))
+	}
+	if doc.Format != Format {
+		return nil, decodeError(data, nil)
 	}
 	if doc.Profile == nil {
 		return nil, fmt.Errorf("IR has no profile")
@@ -130,6 +129,22 @@ func Decode(data []byte) (*Profile, error) {
 		return nil, err
 	}
 	return doc.Profile, nil
+}
+
+// decodeError reports why data is not a decodable IR document: not JSON,
+// or another format version (checked first, whatever else is wrong), else
+// err.
+func decodeError(data []byte, err error) error {
+	var head struct {
+		Format string `json:"format"`
+	}
+	if herr := json.Unmarshal(data, &head); herr != nil {
+		return fmt.Errorf("IR is not valid JSON: %w", herr)
+	}
+	if head.Format != Format {
+		return fmt.Errorf("IR format %q is not supported (this sbx reads %q): recompile the profile with a matching sbc, or upgrade sbx", head.Format, Format)
+	}
+	return err
 }
 
 // Validate checks the structural invariants the front end guarantees, so

@@ -175,6 +175,10 @@ type Spec struct {
 	// Cwd is re-entered after the mounts (a cwd taken before a bind mount
 	// would still point below it).
 	Cwd string `json:"cwd"`
+	// StatusFD, when positive, is the helper's descriptor on which a
+	// supervising helper writes the signal the command died of (one byte),
+	// since its own exit status can only carry a code.
+	StatusFD int `json:"status_fd,omitempty"`
 	// Trace makes the helper print the time of each phase on stderr
 	// (SBX_LANDLOCK_TRACE=1 in sbx's environment; for benchmarks).
 	Trace bool `json:"trace,omitempty"`

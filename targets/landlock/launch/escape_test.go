@@ -180,6 +180,7 @@ type result struct {
 	Stdout   string          `json:"stdout"`
 	Stderr   string          `json:"stderr"`
 	SbxError string          `json:"sbx_error"`
+	Signal   string          `json:"signal"`
 	Sandbox  json.RawMessage `json:"sandbox"`
 }
 
@@ -684,8 +685,11 @@ exit 7`)
 				t.Errorf("exit %d, stdout:\n%s\nwant:\n%s\nstderr: %s", r.ExitCode, r.Stdout, want, r.Stderr)
 			}
 			// Exit statuses as seen by the executor.
-			if r := f.shell(t, nil, "workspace", f.nogit, "kill -TERM $$"); r.ExitCode != 143 {
-				t.Errorf("kill -TERM $$: exit %d", r.ExitCode)
+			if r := f.shell(t, nil, "workspace", f.nogit, "kill -TERM $$"); r.ExitCode != 143 || r.Signal != "SIGTERM" {
+				t.Errorf("kill -TERM $$: exit %d, signal %q; want 143, SIGTERM (the supervising helper reports the signal)", r.ExitCode, r.Signal)
+			}
+			if r := f.shell(t, nil, "workspace", f.nogit, "exit 3"); r.ExitCode != 3 || r.Signal != "" {
+				t.Errorf("exit 3: exit %d, signal %q", r.ExitCode, r.Signal)
 			}
 			if r := f.shell(t, nil, "workspace", f.nogit, "exec /nonexistent"); r.ExitCode != 127 {
 				t.Errorf("exec /nonexistent: exit %d", r.ExitCode)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -37,6 +38,9 @@ type Options struct {
 type Sandbox struct {
 	spec   *landlock.Spec
 	report *landlock.Report
+	// status maps each wrapped *exec.Cmd to the read end of its exit-signal
+	// pipe (supervised runs only), so one Sandbox can serve concurrent runs.
+	status sync.Map
 }
 
 // New binds plan with b for this kernel. It fails (wrapping
@@ -83,6 +87,18 @@ func (s *Sandbox) Wrap(cmd *exec.Cmd) error {
 		}
 		spec.Cwd = d
 	}
+	if spec.Seccomp.NeedsSupervisor() {
+		// The supervising helper stays PID 1 and can only exit with a code:
+		// it writes the signal the command died of on this pipe, which
+		// ExitSignal reads after the executor has reaped the helper.
+		r, w, err := os.Pipe()
+		if err != nil {
+			return fmt.Errorf("exit-signal pipe: %w", err)
+		}
+		cmd.ExtraFiles = append(cmd.ExtraFiles, w)
+		spec.StatusFD = 2 + len(cmd.ExtraFiles)
+		s.status.Store(cmd, [2]*os.File{r, w})
+	}
 	data, err := json.Marshal(&spec)
 	if err != nil {
 		return fmt.Errorf("encoding the sandbox spec: %w", err)
@@ -126,6 +142,26 @@ func (s *Sandbox) Wrap(cmd *exec.Cmd) error {
 		}
 	}
 	return nil
+}
+
+// ExitSignal returns the signal the command run by cmd died of, as its
+// supervising helper reported it, or 0. It releases the run's pipe; call it
+// once, after the helper has exited (executor.SignalReporter).
+func (s *Sandbox) ExitSignal(cmd *exec.Cmd) int {
+	v, ok := s.status.LoadAndDelete(cmd)
+	if !ok {
+		return 0
+	}
+	files := v.([2]*os.File)
+	files[1].Close()
+	defer files[0].Close()
+	// The helper has exited, so the write end is closed everywhere: the
+	// read returns its one byte, or EOF when the command was not signalled.
+	var b [1]byte
+	if n, _ := files[0].Read(b[:]); n == 1 {
+		return int(b[0])
+	}
+	return 0
 }
 
 // carveOutRules names the mount operations that need the namespace.

@@ -173,7 +173,7 @@ func runSupervised(spec *landlock.Spec) {
 			unix.Kill(-pid, s.(syscall.Signal))
 		}
 	}()
-	go reap(pid)
+	go reap(pid, spec.StatusFD)
 	// Park this thread for good: it holds the command's confinement and
 	// must never run another goroutine (no UnlockOSThread).
 	select {}
@@ -184,8 +184,8 @@ func runSupervised(spec *landlock.Spec) {
 // kills whatever is left in the namespace. A signal death is reported as
 // 128+N: PID 1 cannot be killed by its own signal (the kernel ignores
 // signals with the default action sent to a namespace's init from inside),
-// so the executor sees the shell's code for it, not a signal status.
-func reap(pid int) {
+// so the signal itself travels on statusFD (Sandbox.ExitSignal).
+func reap(pid, statusFD int) {
 	for {
 		var ws syscall.WaitStatus
 		wpid, err := syscall.Wait4(-1, &ws, 0, nil)
@@ -196,6 +196,9 @@ func reap(pid int) {
 			os.Exit(exitSetup)
 		}
 		if wpid == pid {
+			if ws.Signaled() && statusFD > 0 {
+				unix.Write(statusFD, []byte{byte(ws.Signal())})
+			}
 			os.Exit(WaitStatusExit(ws))
 		}
 	}

@@ -80,6 +80,42 @@ int main(int argc, char **argv) {
 		if (pfd < 0) R(-1);
 		R(syscall(SYS_pidfd_getfd, pfd, atoi(argv[3]), 0));
 	}
+	if (!strcmp(op, "steal-read")) { // steal-read PID FD: pidfd_getfd then print what it reads
+		int pfd = syscall(SYS_pidfd_open, atoi(argv[2]), 0);
+		if (pfd < 0) R(-1);
+		int fd = syscall(SYS_pidfd_getfd, pfd, atoi(argv[3]), 0);
+		if (fd < 0) R(-1);
+		char b[128] = {0}; lseek(fd, 0, SEEK_SET);
+		ssize_t n = read(fd, b, sizeof b - 1);
+		if (n < 0) R(-1);
+		printf("read: %s\n", b); return 0;
+	}
+	if (!strcmp(op, "x32-socket")) // x32 ABI entry (bit 30): must not bypass the socket filter
+		R(syscall(0x40000000 | SYS_socket, AF_INET, SOCK_DGRAM, 0));
+	if (!strcmp(op, "tfo")) { // tfo PORT: TCP Fast Open sendto (connects without connect())
+		int s = socket(AF_INET, SOCK_STREAM, 0);
+		if (s < 0) R(-1);
+		struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(atoi(argv[2]))};
+		a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		alarm(5);
+		if (sendto(s, "hi", 2, MSG_FASTOPEN, (struct sockaddr *)&a, sizeof a) < 0) R(-1);
+		char b[32] = {0};
+		if (read(s, b, sizeof b - 1) < 0) R(-1);
+		printf("connected: %s\n", b); return 0;
+	}
+	if (!strcmp(op, "tfo-sendmsg")) { // tfo-sendmsg PORT: the same through sendmsg's msg_name (IPv4-mapped IPv6)
+		int s = socket(AF_INET6, SOCK_STREAM, 0);
+		if (s < 0) R(-1);
+		struct sockaddr_in6 a = {.sin6_family = AF_INET6, .sin6_port = htons(atoi(argv[2]))};
+		inet_pton(AF_INET6, "::ffff:127.0.0.1", &a.sin6_addr);
+		struct iovec iov = {.iov_base = "hi", .iov_len = 2};
+		struct msghdr m = {.msg_name = &a, .msg_namelen = sizeof a, .msg_iov = &iov, .msg_iovlen = 1};
+		alarm(5);
+		if (sendmsg(s, &m, MSG_FASTOPEN) < 0) R(-1);
+		char b[32] = {0};
+		if (read(s, b, sizeof b - 1) < 0) R(-1);
+		printf("connected: %s\n", b); return 0;
+	}
 	printf("unknown op\n");
 	return 2;
 }

@@ -1,0 +1,742 @@
+//go:build linux && amd64
+
+package launch_test
+
+// Red-team battery: attacks beyond escape_test.go, run under the real
+// sandbox (sbx binary built by TestMain in escape_test.go, helpers in
+// testdata/redteam). Every test asserts the safe outcome and, where the
+// operation could succeed, shows that it does succeed without the sandbox.
+// Tests that start with t.Skip("HOLE: ...") reproduce a real hole: delete
+// the Skip line once it is fixed.
+//
+//	go test ./targets/landlock/launch -run RedTeam -v
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+var (
+	rtOnce sync.Once
+	rtErr  error
+)
+
+// rtHelper builds testdata/redteam/rt.c (static) into bin once.
+func rtHelper(t *testing.T) string {
+	t.Helper()
+	rtOnce.Do(func() {
+		gcc, err := exec.LookPath("gcc")
+		if err != nil {
+			rtErr = err
+			return
+		}
+		out, err := exec.Command(gcc, "-O1", "-static", "-o", filepath.Join(bin, "rt"), "testdata/redteam/rt.c").CombinedOutput()
+		if err != nil {
+			rtErr = fmt.Errorf("gcc: %v\n%s", err, out)
+		}
+	})
+	if rtErr != nil {
+		t.Skipf("cannot build the red-team helper: %v", rtErr)
+	}
+	return filepath.Join(bin, "rt")
+}
+
+// rtOpts describe one sbx run.
+type rtOpts struct {
+	u       user
+	args    []string   // sbx arguments after "run --json"
+	env     []string   // extra environment for sbx
+	extra   []*os.File // sbx's descriptors 3, 4, ... (nil entries are closed)
+	timeout time.Duration
+}
+
+// rtResult is the part of the JSON result the red-team tests read.
+type rtResult struct {
+	ExitCode    int    `json:"exit_code"`
+	Stdout      string `json:"stdout"`
+	Stderr      string `json:"stderr"`
+	SbxError    string `json:"sbx_error"`
+	TimedOut    bool   `json:"timed_out"`
+	Cancelled   bool   `json:"cancelled"`
+	StdoutBytes int64  `json:"stdout_bytes"`
+	StderrBytes int64  `json:"stderr_bytes"`
+	StdoutTrunc bool   `json:"stdout_truncated"`
+	StdoutLossy bool   `json:"stdout_lossy"`
+	DurationMS  int64  `json:"duration_ms"`
+	Signal      string `json:"signal"`
+}
+
+func rtCmd(o rtOpts) *exec.Cmd {
+	argv := append([]string{filepath.Join(bin, "sbx"), "run", "--json"}, o.args...)
+	if o.u.uid != 0 {
+		argv = append([]string{"setpriv", "--reuid=" + strconv.Itoa(o.u.uid), "--regid=" + strconv.Itoa(o.u.uid), "--clear-groups"}, argv...)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = append([]string{"PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C"}, o.env...)
+	cmd.ExtraFiles = o.extra
+	return cmd
+}
+
+func rtRun(t *testing.T, o rtOpts) rtResult {
+	t.Helper()
+	cmd := rtCmd(o)
+	if o.timeout == 0 {
+		o.timeout = 30 * time.Second
+	}
+	done := make(chan struct{})
+	var out []byte
+	var err error
+	go func() { out, err = cmd.Output(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(o.timeout):
+		cmd.Process.Kill()
+		<-done
+		t.Fatalf("sbx %v hung for %v", o.args, o.timeout)
+	}
+	var r rtResult
+	if jerr := json.Unmarshal(out, &r); jerr != nil {
+		t.Fatalf("sbx %v: %v\n%.2000s\n%v", o.args, jerr, out, err)
+	}
+	return r
+}
+
+// rtShell runs script with /bin/sh under profile ("@name": a test artifact)
+// in cwd and fails on an sbx error.
+func rtShell(t *testing.T, f *fixture, profile, cwd, script string, env ...string) rtResult {
+	t.Helper()
+	args := []string{"--cwd", cwd}
+	if strings.HasPrefix(profile, "@") {
+		args = append(args, "--artifact", filepath.Join(bin, profile[1:]+".json"))
+	} else {
+		args = append(args, "--profile", profile)
+	}
+	args = append(args, "--", "/bin/sh", "-c", script)
+	r := rtRun(t, rtOpts{u: f.u, args: args, env: append([]string{"HOME=" + f.home}, env...)})
+	if r.SbxError != "" {
+		t.Fatalf("sbx failed: %s", r.SbxError)
+	}
+	return r
+}
+
+// asUser runs fn as root and as nobody (when setpriv exists).
+func asUser(t *testing.T, fn func(t *testing.T, u user)) {
+	for _, u := range users {
+		t.Run(u.name, func(t *testing.T) {
+			if u.uid != 0 {
+				if _, err := exec.LookPath("setpriv"); err != nil {
+					t.Skip("setpriv is missing")
+				}
+			}
+			fn(t, u)
+		})
+	}
+}
+
+// ---------------------------------------------------------------------------
+// Holes (skipped so that CI stays green; delete the Skip line to reproduce).
+
+// TestRedTeamSupervisorListenerTheft: in supervised mode (workspace profile
+// where .git/.hg/... are missing: the default case) the supervisor is PID 1
+// and its main thread — the thread group leader — is confined exactly like
+// the command (same uid, no capabilities, same Landlock domain, dumpable).
+// So the command passes ptrace_may_access(PTRACE_MODE_ATTACH) on PID 1, and
+// pidfd_getfd is not in the seccomp deny list: it copies the supervisor's
+// seccomp listener, answers its own child's mkdir(".git") with
+// SECCOMP_USER_NOTIF_FLAG_CONTINUE, and the kernel creates the protected
+// name (the Landlock domain allows creation at the top in supervised mode).
+func TestRedTeamSupervisorListenerTheft(t *testing.T) {
+	t.Skip("HOLE: supervised mode: command steals PID 1's seccomp listener with pidfd_getfd and creates .git (CONTINUE); see report")
+	rt := rtHelper(t)
+	asUser(t, func(t *testing.T, u user) {
+		f := newFixture(t, u)
+		r := rtShell(t, f, "workspace", f.nogit, rt+" steal-listener .git; ls -A")
+		if strings.Contains(r.Stdout, "created .git") || fileExists(f.nogit+"/.git") {
+			t.Errorf("protected name created through the stolen listener: %q %q", r.Stdout, r.Stderr)
+		}
+	})
+}
+
+// TestRedTeamSupervisorInheritedFds: descriptors sbx inherits from its
+// caller without close-on-exec stay open in the helper (os/exec keeps them;
+// close_range(CLOEXEC) only protects the exec'd command). In supervised
+// mode the command copies them out of PID 1 with pidfd_getfd: here a
+// descriptor on a file the profile denies (~/.ssh/id_rsa, masked).
+func TestRedTeamSupervisorInheritedFds(t *testing.T) {
+	t.Skip("HOLE: supervised mode: command reads descriptors sbx inherited (fd 9 -> denied ~/.ssh/id_rsa) via pidfd_getfd(PID 1); see report")
+	rt := rtHelper(t)
+	asUser(t, func(t *testing.T, u user) {
+		f := newFixture(t, u)
+		secret, err := os.Open(f.home + "/.ssh/id_rsa")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer secret.Close()
+		// sbx's descriptor 9 (3..8 closed).
+		extra := []*os.File{nil, nil, nil, nil, nil, nil, secret}
+		r := rtRun(t, rtOpts{u: u, extra: extra, env: []string{"HOME=" + f.home},
+			args: []string{"--artifact", filepath.Join(bin, "t-carve.json"), "--cwd", f.nogit, "--", "/bin/sh", "-c",
+				"cat " + f.home + "/.ssh/id_rsa 2>/dev/null || echo direct-denied; " + rt + " steal-read 1 9"}})
+		if !strings.Contains(r.Stdout, "direct-denied") {
+			t.Fatalf("control: the denied file is readable directly: %q", r.Stdout)
+		}
+		if strings.Contains(r.Stdout, "read: secret") {
+			t.Errorf("inherited descriptor stolen from the supervisor: %q", r.Stdout)
+		}
+	})
+}
+
+// TestRedTeamSupervisorProcSelf: the supervisor resolves the command's
+// paths on its own worker thread, so /proc/self (and /dev/fd) in a creating
+// call — any shell ">" redirection, mkdir, ln — name the supervisor (PID 1),
+// not the caller: "echo x > /proc/self/fd/3" fails (ENOTDIR on the
+// supervisor's Landlock ruleset descriptor) and "mkdir /proc/self/cwd/x"
+// after "cd sub" creates x in the supervisor's cwd (the workspace top). The
+// supervisor follows magic links textually, so it does not (yet) re-open
+// its own descriptors for the command (TestRedTeamProcSelfReopen).
+func TestRedTeamSupervisorProcSelf(t *testing.T) {
+	t.Skip("HOLE (functional): supervised mode resolves /proc/self/* in creating calls in the supervisor (wrong process, wrong directory); see report")
+	asUser(t, func(t *testing.T, u user) {
+		f := newFixture(t, u)
+		script := "exec 3>sub/f3; echo via-fd3 > /proc/self/fd/3 && cat sub/f3; cd sub && mkdir /proc/self/cwd/d && ls -d ../sub/d"
+		want := "via-fd3\n../sub/d\n"
+		if r := rtShell(t, f, "workspace", f.nogit, script, "SBX_LANDLOCK_NO_SUPERVISOR=1"); r.Stdout != want {
+			t.Fatalf("control (fallback): %q %q", r.Stdout, r.Stderr)
+		}
+		f2 := newFixture(t, u)
+		if r := rtShell(t, f2, "workspace", f2.nogit, script); r.Stdout != want {
+			t.Errorf("supervised: %q %q", r.Stdout, r.Stderr)
+		}
+	})
+}
+
+// TestRedTeamTCPFastOpen: in ports mode Landlock checks connect() only;
+// sendto/sendmsg with MSG_FASTOPEN connects a TCP socket without calling
+// connect() (net.ipv4.tcp_fastopen client bit, the default), so any port
+// and host are reachable. seccomp allows sendto/sendmsg unconditionally.
+func TestRedTeamTCPFastOpen(t *testing.T) {
+	t.Skip("HOLE: ports mode: sendto/sendmsg(MSG_FASTOPEN) connects to unlisted TCP ports (Landlock checks connect() only); see report")
+	rt := rtHelper(t)
+	l, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			c.Write([]byte("SECRET"))
+			c.Close()
+		}
+	}()
+	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port) // not listed in t-ports
+	if out, _ := exec.Command(rt, "tfo", port).CombinedOutput(); !strings.Contains(string(out), "connected: SECRET") {
+		t.Skipf("TCP Fast Open does not connect here even unsandboxed: %s", out)
+	}
+	asUser(t, func(t *testing.T, u user) {
+		f := newFixture(t, u)
+		r := rtShell(t, f, "@t-ports", f.ws, "python3 -c \"import socket; s=socket.socket(); s.connect(('127.0.0.1',"+port+"))\" 2>&1 | tail -1; "+
+			rt+" tfo "+port+"; "+rt+" tfo-sendmsg "+port)
+		lines := strings.Split(strings.TrimSpace(r.Stdout), "\n")
+		if len(lines) != 3 || !strings.Contains(lines[0], "PermissionError") {
+			t.Fatalf("control: connect() to the unlisted port is not denied: %q %q", r.Stdout, r.Stderr)
+		}
+		for _, l := range lines[1:] {
+			if strings.Contains(l, "connected") || l == "ECONNREFUSED" {
+				t.Errorf("TCP Fast Open reached an unlisted port: %q", r.Stdout)
+			}
+		}
+	})
+}
+
+// TestRedTeamDevStdio: the /dev mask keeps only a few devices; the standard
+// symlinks /dev/stdout, /dev/stderr, /dev/stdin and /dev/fd are missing, so
+// the very common "echo error >/dev/stderr" fails (EROFS: the shell tries to
+// create the name on the read-only mask).
+func TestRedTeamDevStdio(t *testing.T) {
+	t.Skip("HOLE (functional): /dev/stdout, /dev/stderr, /dev/stdin, /dev/fd missing under the /dev mask; '>/dev/stderr' fails EROFS; see report")
+	if _, err := os.Lstat("/dev/stderr"); err != nil {
+		t.Skip("no /dev/stderr on the host")
+	}
+	f := newFixture(t, users[0])
+	for _, p := range []string{"read-only", "workspace"} {
+		r := rtShell(t, f, p, f.ws, "echo err >/dev/stderr && echo out >/dev/stdout && ls /dev/fd/ >/dev/null && echo ok")
+		if r.Stdout != "out\nok\n" || r.Stderr != "err\n" {
+			t.Errorf("%s: stdout %q stderr %q", p, r.Stdout, r.Stderr)
+		}
+	}
+}
+
+// TestRedTeamSupervisorFifo: the supervisor opens an existing FIFO with
+// O_NONBLOCK to find out it would block; for O_WRONLY with no reader yet
+// that fails with ENXIO, which is returned to the command instead of
+// blocking until a reader comes. "cmd > fifo" races with its reader.
+func TestRedTeamSupervisorFifo(t *testing.T) {
+	t.Skip("HOLE (functional): supervised open(O_CREAT|O_WRONLY) of an existing FIFO without a reader returns ENXIO instead of blocking; see report")
+	f := newFixture(t, users[0])
+	script := "mkfifo sub/p; (sleep 0.3; cat sub/p > sub/out) & echo fifo-data > sub/p; echo rc=$?; wait; cat sub/out; rm -f sub/p sub/out"
+	if r := rtShell(t, f, "workspace", f.nogit, script, "SBX_LANDLOCK_NO_SUPERVISOR=1"); r.Stdout != "rc=0\nfifo-data\n" {
+		t.Fatalf("control (fallback): %q %q", r.Stdout, r.Stderr)
+	}
+	r := rtRun(t, rtOpts{u: users[0], env: []string{"HOME=" + f.home},
+		args: []string{"--timeout", "3s", "--profile", "workspace", "--cwd", f.nogit, "--", "/bin/sh", "-c", script}})
+	if r.Stdout != "rc=0\nfifo-data\n" {
+		t.Errorf("supervised: exit %d stdout %q stderr %q", r.ExitCode, r.Stdout, r.Stderr)
+	}
+}
+
+func fileExists(p string) bool { _, err := os.Lstat(p); return err == nil }
+
+// ---------------------------------------------------------------------------
+// Classes that hold.
+
+// rtFile writes content to bin/name (world-readable) once per test binary.
+func rtFile(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(bin, name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// rtFsScript runs one attack per line against OUT (a readable, not
+// writable tree) and prints "name:ok" or "name:denied".
+const rtFsScript = `
+t() { n="$1"; shift; if ( "$@" ) >/dev/null 2>&1; then echo "$n:ok"; else echo "$n:denied"; fi; }
+# h: an attack on host-global state; never run unsandboxed (SAFE=1).
+h() { [ -n "$SAFE" ] || t "$@"; }
+F="$OUT/file"
+t append          sh -c "echo x >> $F"
+t proc-self-root  sh -c "echo x >> /proc/self/root$F"
+t proc-1-root     sh -c "echo x >> /proc/1/root$F"
+t proc-self-cwd   sh -c "cd $OUT && echo x >> /proc/self/cwd/file"
+t fd-reopen-rw    sh -c "exec 3<$F; echo x >> /proc/self/fd/3"
+t utimensat       touch -d 2000-01-01 "$F"
+t truncate        truncate -s 0 "$F"
+t fallocate       fallocate -l 1M "$F"
+t copy-file-range python3 -c "import os,tempfile; a=os.open('$WSF',os.O_RDONLY); b=os.open('$F',os.O_WRONLY); os.copy_file_range(a,b,3,0,0)"
+t splice          python3 -c "import os; r,w=os.pipe(); os.write(w,b'zz'); b=os.open('$F',os.O_WRONLY); os.splice(r,b,2)"
+t xattr-user      python3 -c "import os; os.setxattr('$F','user.x',b'1')"
+t opath-fchmod    python3 -c "import os; fd=os.open('$F',os.O_PATH); os.chmod('/proc/self/fd/%d'%fd,0o777)"
+t rename-exchange python3 -c "import ctypes,os; l=ctypes.CDLL(None,use_errno=True); r=l.renameat2(-100,b'$WSF',-100,b'$F',2); os._exit(0 if r==0 else 1)"
+t rename-whiteout python3 -c "import ctypes,os; l=ctypes.CDLL(None,use_errno=True); r=l.renameat2(-100,b'$WSF',-100,b'$WS/sub/wo',4); os._exit(0 if r==0 else 1)"
+t hardlink-out    ln "$F" "$WS/sub/hl"
+t git-config      sh -c "echo x >> $WS/.git/config"
+t git-proc-cwd    sh -c "echo x >> /proc/self/cwd/.git/config"
+t git-rmdir       rmdir "$WS/.git"
+h bashrc          sh -c "echo x >> $HOME/.bashrc"
+h profile-d       sh -c "echo x > /etc/profile.d/zz-sbx.sh"
+h sbx-binary      sh -c "echo x >> $BIN/sbx"
+h sbx-artifact    sh -c "echo x >> $BIN/t-carve.json"
+h dev-shm         sh -c "echo x > /dev/shm/sbx-rt"
+h dev-mqueue      sh -c "echo x > /dev/mqueue/sbx-rt"
+h mq-open         python3 -c "import ctypes,os; l=ctypes.CDLL(None); os._exit(0 if l.mq_open(b'/sbxrt', 0o100|2, 0o600, None) >= 0 else 1)"
+h run-user        sh -c "mkdir /run/sbx-rt-$$"
+h sys-cgroup      sh -c "for f in /sys/fs/cgroup/*/cgroup.procs /sys/fs/cgroup/cgroup.procs; do [ -e \$f ] && echo \$\$ > \$f && exit 0; done; exit 1"
+h sys-kernel      sh -c "echo never > /sys/kernel/mm/transparent_hugepage/enabled"
+h proc-sys        sh -c "echo 1 > /proc/sys/kernel/sysrq"
+h core-pattern    sh -c "echo '|/bin/true' > /proc/sys/kernel/core_pattern"
+h sysrq-trigger   sh -c "echo h > /proc/sysrq-trigger"
+h oom-score-adj   sh -c "echo -1000 > /proc/self/oom_score_adj"
+h attr-current    sh -c "echo unconfined > /proc/self/attr/current"
+t setcap          python3 -c "import os; os.setxattr('$WSF','security.capability',b'\x01\x00\x00\x02\x00\x20\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00')"
+t mknod-fifo-out  mkfifo "$OUT/fifo"
+t symlink-out     ln -s /etc "$OUT/sl"
+`
+
+// TestRedTeamFilesystem: writes, metadata and creation outside writable
+// roots through every alias and system call not in escape_test.go.
+func TestRedTeamFilesystem(t *testing.T) {
+	script := rtFile(t, "rt-fs.sh", rtFsScript)
+	// proc-self-cwd: under the supervisor, /proc/self/cwd resolves to the
+	// supervisor's cwd (the workspace: TestRedTeamSupervisorProcSelf); the
+	// outside file is checked unchanged below.
+	allowed := map[string]bool{"proc-self-cwd": true}
+	asUser(t, func(t *testing.T, u user) {
+		f := newFixture(t, u)
+		env := []string{"OUT=" + f.outside, "WS=" + f.ws, "WSF=" + f.ws + "/sub/file", "BIN=" + bin}
+		r := rtShell(t, f, "workspace", f.ws, "sh "+script, env...)
+		got := strings.Fields(r.Stdout)
+		if len(got) < 30 {
+			t.Fatalf("short output: %q %q", r.Stdout, r.Stderr)
+		}
+		for _, l := range got {
+			name, verdict, _ := strings.Cut(l, ":")
+			if verdict != "denied" && !allowed[name] {
+				t.Errorf("%s: %s in the sandbox", name, verdict)
+			}
+		}
+		if data, _ := os.ReadFile(f.outside + "/file"); string(data) != "out" {
+			t.Errorf("outside file changed: %q", data)
+		}
+		// Control: the file operations on OUT succeed without the sandbox.
+		f2 := newFixture(t, u)
+		argv := []string{"sh", script}
+		if u.uid != 0 {
+			argv = append([]string{"setpriv", "--reuid=" + strconv.Itoa(u.uid), "--regid=" + strconv.Itoa(u.uid), "--clear-groups"}, argv...)
+		}
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + f2.home, "OUT=" + f2.outside, "WS=" + f2.ws, "WSF=" + f2.ws + "/sub/file", "BIN=/nonexistent", "SAFE=1"}
+		out, _ := cmd.Output()
+		for _, want := range []string{"append:ok", "utimensat:ok", "truncate:ok", "fallocate:ok", "copy-file-range:ok", "splice:ok",
+			"opath-fchmod:ok", "hardlink-out:ok", "git-config:ok", "mknod-fifo-out:ok", "symlink-out:ok", "rename-exchange:ok"} {
+			if !strings.Contains(string(out), want+"\n") {
+				t.Errorf("control (no sandbox) lacks %q:\n%s", want, out)
+			}
+		}
+	})
+}
+
+// TestRedTeamProcSelfReopen: an O_CREAT open of /proc/self/fd/N in
+// supervised mode does not hand the command the supervisor's descriptor N
+// (here one sbx inherited, on a masked file).
+func TestRedTeamProcSelfReopen(t *testing.T) {
+	asUser(t, func(t *testing.T, u user) {
+		f := newFixture(t, u)
+		secret, err := os.Open(f.home + "/.ssh/id_rsa")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer secret.Close()
+		r := rtRun(t, rtOpts{u: u, extra: []*os.File{nil, nil, nil, nil, nil, nil, secret}, env: []string{"HOME=" + f.home},
+			args: []string{"--artifact", filepath.Join(bin, "t-carve.json"), "--cwd", f.nogit, "--", "python3", "-c",
+				"import os\nfor p in ('/proc/self/fd/9','/proc/1/fd/9','/dev/fd/9'):\n try:\n  fd=os.open(p, os.O_RDONLY|os.O_CREAT); print('read:', os.read(fd, 64))\n except OSError as e: print('denied', e.errno)"}})
+		if strings.Contains(r.Stdout, "read:") || strings.Count(r.Stdout, "denied") != 3 {
+			t.Errorf("descriptor re-opened: %q %q", r.Stdout, r.Stderr)
+		}
+	})
+}
+
+const rtNetScript = `
+import socket, sys, errno, signal
+signal.alarm(10)
+port = int(sys.argv[1])
+def t(name, f):
+    try:
+        f(); print(name + ":ok")
+    except OSError as e:
+        print(name + ":" + errno.errorcode.get(e.errno, str(e.errno)))
+def conn(fam, addr):
+    def f():
+        s = socket.socket(fam, socket.SOCK_STREAM); s.settimeout(3); s.connect((addr, port)); s.recv(1)
+    return f
+def tfo_connect():
+    s = socket.socket(); s.setsockopt(socket.IPPROTO_TCP, 30, 1); s.settimeout(3); s.connect(("127.0.0.1", port)); s.recv(1)
+def listen_auto():
+    s = socket.socket(); s.listen()
+def bind_any():
+    s = socket.socket(); s.bind(("127.0.0.1", 0))
+def bind_mapped():
+    s = socket.socket(socket.AF_INET6); s.bind(("::ffff:127.0.0.1", 0))
+def connect_unspec_then():
+    s = socket.socket(); s.settimeout(3)
+    try: s.connect(("127.0.0.1", 1))
+    except OSError: pass
+    s.connect(("127.0.0.1", port)); s.recv(1)
+t("connect4", conn(socket.AF_INET, "127.0.0.1"))
+t("connect-mapped6", conn(socket.AF_INET6, "::ffff:127.0.0.1"))
+t("tcp-fastopen-connect", tfo_connect)
+t("reconnect", connect_unspec_then)
+t("listen-autobind", listen_auto)
+t("bind-ephemeral", bind_any)
+t("bind-mapped6", bind_mapped)
+ok = []
+for fam in range(0, 46):
+    for typ in (1, 2, 3, 4, 5, 6, 10):
+        for proto in (0, 1, 6, 17, 58, 132, 136, 255, 262):
+            try:
+                socket.socket(fam, typ, proto).close(); ok.append("%d/%d/%d" % (fam, typ, proto))
+            except OSError:
+                pass
+print("sockets:" + ",".join(ok))
+`
+
+// TestRedTeamNetwork: ports mode against an unlisted port through aliases
+// of connect and bind, every socket family/type/protocol in none and ports
+// mode, TCP Fast Open in none mode, and the x32 entry.
+func TestRedTeamNetwork(t *testing.T) {
+	rt := rtHelper(t)
+	script := rtFile(t, "rt-net.py", rtNetScript)
+	var lns []net.Listener
+	for _, a := range []string{"127.0.0.1:0", "[::1]:0"} {
+		l, err := net.Listen("tcp", a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lns = append(lns, l)
+		go func() {
+			for {
+				c, err := l.Accept()
+				if err != nil {
+					return
+				}
+				c.Write([]byte("x"))
+				c.Close()
+			}
+		}()
+	}
+	defer func() {
+		for _, l := range lns {
+			l.Close()
+		}
+	}()
+	port := strconv.Itoa(lns[0].Addr().(*net.TCPAddr).Port)
+	// Control: everything works without the sandbox.
+	out, _ := exec.Command("python3", script, port).Output()
+	for _, n := range []string{"connect4", "connect-mapped6", "tcp-fastopen-connect", "listen-autobind", "bind-ephemeral"} {
+		if !strings.Contains(string(out), n+":ok") {
+			t.Fatalf("control: %s does not work unsandboxed:\n%s", n, out)
+		}
+	}
+	wantSockets := map[string]string{
+		"@t-ports":  "sockets:2/1/0,2/1/6,10/1/0,10/1/6",
+		"@t-carve":  "sockets:1/1/0,1/1/1,1/5/0,1/5/1",
+		"read-only": "sockets:1/1/0,1/1/1,1/5/0,1/5/1",
+	}
+	asUser(t, func(t *testing.T, u user) {
+		f := newFixture(t, u)
+		for profile, sockets := range wantSockets {
+			r := rtShell(t, f, profile, f.ws, "python3 "+script+" "+port+"; "+rt+" tfo "+port+"; "+rt+" x32-socket")
+			lines := strings.Split(strings.TrimSpace(r.Stdout), "\n")
+			if len(lines) != 10 {
+				t.Fatalf("%s: output %q %q", profile, r.Stdout, r.Stderr)
+			}
+			for _, l := range lines[:7] {
+				if !strings.HasSuffix(l, ":EACCES") {
+					t.Errorf("%s: %s", profile, l)
+				}
+			}
+			if lines[7] != sockets {
+				t.Errorf("%s: socket sweep %s, want %s", profile, lines[7], sockets)
+			}
+			if profile != "@t-ports" && lines[8] != "EACCES" {
+				t.Errorf("%s: TCP Fast Open: %s", profile, lines[8])
+			}
+			if lines[9] != "ENOSYS" {
+				t.Errorf("%s: x32 socket: %s", profile, lines[9])
+			}
+		}
+	})
+}
+
+// TestRedTeamEnvironment: secrets and loader/shell hooks in sbx's
+// environment do not reach the command under the built-in env policy.
+func TestRedTeamEnvironment(t *testing.T) {
+	f := newFixture(t, users[0])
+	r := rtShell(t, f, "workspace", f.ws, "env", "GITHUB_TOKEN=ghp_rt", "AWS_SECRET_ACCESS_KEY=rt", "LD_PRELOAD=/tmp/rt.so",
+		"LD_LIBRARY_PATH=/tmp", "BASH_ENV=/tmp/rt", "ENV=/tmp/rt", "PYTHONSTARTUP=/tmp/rt", "NODE_OPTIONS=--require=/tmp/rt", "MY_PASSWORD=rt", "SSH_AUTH_SOCK=/tmp/rt.sock")
+	for _, bad := range []string{"GITHUB_TOKEN", "AWS_SECRET", "LD_", "BASH_ENV", "ENV=", "PYTHONSTARTUP", "NODE_OPTIONS", "PASSWORD", "SSH_AUTH_SOCK", "SBX_"} {
+		if strings.Contains(r.Stdout, bad) {
+			t.Errorf("%s reached the command:\n%s", bad, r.Stdout)
+		}
+	}
+}
+
+// TestRedTeamNoTerminal: run from a terminal (script(1)), the command gets
+// no controlling terminal and no descriptor on it.
+func TestRedTeamNoTerminal(t *testing.T) {
+	if _, err := exec.LookPath("script"); err != nil {
+		t.Skip("script(1) is missing")
+	}
+	f := newFixture(t, users[0])
+	inner := filepath.Join(bin, "sbx") + " run --profile workspace --cwd " + f.ws + " -- sh -c 'tty; echo x > /dev/tty || echo devtty-denied; for fd in /proc/self/fd/*; do readlink $fd; done | grep -c pts'"
+	cmd := exec.Command("script", "-qc", inner, "/dev/null")
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + f.home}
+	out, _ := cmd.CombinedOutput()
+	s := strings.ReplaceAll(string(out), "\r", "")
+	if !strings.Contains(s, "not a tty") || !strings.Contains(s, "devtty-denied") || !strings.Contains(s, "\n0\n") {
+		t.Errorf("the command reached the terminal:\n%s", s)
+	}
+}
+
+// TestRedTeamPipeline is the fault battery: floods, stuck and stopped
+// commands, escaping descendants, sbx itself killed, odd cwd, bad
+// artifacts, huge argv and environment, non-UTF-8 arguments.
+func TestRedTeamPipeline(t *testing.T) {
+	f := newFixture(t, users[0])
+	sbx := func(timeout string, script string) rtResult {
+		t.Helper()
+		return rtRun(t, rtOpts{u: users[0], env: []string{"HOME=" + f.home},
+			args: []string{"--timeout", timeout, "--profile", "workspace", "--cwd", f.ws, "--", "/bin/sh", "-c", script}})
+	}
+	t.Run("flood both streams past the timeout", func(t *testing.T) {
+		r := sbx("1s", "yes >&2 & yes")
+		if r.ExitCode != 124 || !r.TimedOut || r.DurationMS > 4000 || !r.StdoutTrunc || r.StdoutBytes < 1<<20 {
+			t.Errorf("%+v", r.ExitCode)
+		}
+	})
+	t.Run("huge single line", func(t *testing.T) {
+		r := sbx("10s", "head -c 5000000 /dev/zero | tr '\\0' a")
+		if r.ExitCode != 0 || r.StdoutBytes != 5000000 || len(r.Stdout) != 1<<20 || !r.StdoutTrunc {
+			t.Errorf("exit %d bytes %d retained %d", r.ExitCode, r.StdoutBytes, len(r.Stdout))
+		}
+	})
+	for name, script := range map[string]string{
+		"stdout closed, keeps running": "exec >&- 2>&-; sleep 30",
+		"non-blocking append stdout":   "python3 -c 'import os,fcntl,time; fcntl.fcntl(1, fcntl.F_SETFL, os.O_NONBLOCK|os.O_APPEND); time.sleep(30)'",
+		"ignores SIGTERM":              "trap '' TERM INT HUP; sleep 30",
+		"stops itself":                 "kill -STOP $$; sleep 30",
+		"stops its process group":      "sleep 30 & kill -STOP 0; wait",
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := sbx("1s", script)
+			if r.ExitCode != 124 || !r.TimedOut || r.DurationMS > 4000 {
+				t.Errorf("exit %d timed_out %v duration %dms", r.ExitCode, r.TimedOut, r.DurationMS)
+			}
+		})
+	}
+	t.Run("descendant survives the leader", func(t *testing.T) {
+		marker := f.ws + "/survivor"
+		r := sbx("5s", "(setsid sh -c 'exec >/dev/null 2>&1; sleep 1; echo alive > "+marker+"' &); echo leader-done")
+		time.Sleep(1500 * time.Millisecond)
+		if r.ExitCode != 0 || fileExists(marker) {
+			t.Errorf("exit %d, survivor wrote %v", r.ExitCode, fileExists(marker))
+		}
+	})
+	t.Run("zombie storm", func(t *testing.T) {
+		r := rtRun(t, rtOpts{u: users[0], args: []string{"--timeout", "10s", "--profile", "read-only", "--cwd", f.ws, "--", "python3", "-c",
+			"import os\nfor i in range(100):\n  os.fork() or os._exit(0)\nprint('made')"}})
+		if r.ExitCode != 0 || r.Stdout != "made\n" {
+			t.Errorf("exit %d %q", r.ExitCode, r.Stdout)
+		}
+	})
+	for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGTERM, syscall.SIGINT} {
+		t.Run("sbx gets "+sig.String(), func(t *testing.T) {
+			marker := f.ws + "/tick-" + strconv.Itoa(int(sig))
+			cmd := rtCmd(rtOpts{u: users[0], env: []string{"HOME=" + f.home}, args: []string{"--timeout", "30s", "--profile", "workspace", "--cwd", f.ws, "--",
+				"/bin/sh", "-c", "trap '' TERM INT; setsid sh -c 'while :; do date +%s%N > " + marker + "; sleep 0.1; done' & while :; do sleep 1; done"}})
+			var out strings.Builder
+			cmd.Stdout = &out
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(700 * time.Millisecond)
+			cmd.Process.Signal(sig)
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case <-done:
+			case <-time.After(5 * time.Second):
+				cmd.Process.Kill()
+				<-done
+				t.Fatalf("sbx did not exit after %v", sig)
+			}
+			time.Sleep(300 * time.Millisecond)
+			a, _ := os.ReadFile(marker)
+			time.Sleep(400 * time.Millisecond)
+			b, _ := os.ReadFile(marker)
+			if len(a) == 0 || string(a) != string(b) {
+				t.Errorf("a descendant survives sbx's %v (%q -> %q)", sig, a, b)
+			}
+			if sig != syscall.SIGKILL {
+				var r rtResult
+				if err := json.Unmarshal([]byte(out.String()), &r); err != nil || !r.Cancelled || cmd.ProcessState.ExitCode() != 128+int(sig) {
+					t.Errorf("%v: exit %d, result %q", sig, cmd.ProcessState.ExitCode(), out.String())
+				}
+			}
+		})
+	}
+	t.Run("cwd deleted during the run", func(t *testing.T) {
+		d := f.base + "/gone"
+		os.Mkdir(d, 0o755)
+		cmd := rtCmd(rtOpts{u: users[0], args: []string{"--timeout", "5s", "--profile", "workspace", "--cwd", d, "--", "/bin/sh", "-c", "sleep 0.5; touch x; echo rc=$?"}})
+		var out strings.Builder
+		cmd.Stdout = &out
+		cmd.Start()
+		time.Sleep(200 * time.Millisecond)
+		os.RemoveAll(d)
+		cmd.Wait()
+		var r rtResult
+		if err := json.Unmarshal([]byte(out.String()), &r); err != nil || r.Stdout != "rc=1\n" || fileExists(d) {
+			t.Errorf("%v %q", err, out.String())
+		}
+	})
+	t.Run("cwd is a symlink", func(t *testing.T) {
+		link := f.base + "/wslink"
+		os.Symlink(f.ws, link)
+		r := rtRun(t, rtOpts{u: users[0], args: []string{"--profile", "workspace", "--cwd", link, "--", "/bin/sh", "-c", "pwd; touch sub/viaslink && echo ok"}})
+		if r.Stdout != f.ws+"\nok\n" {
+			t.Errorf("%q %q %q", r.Stdout, r.Stderr, r.SbxError)
+		}
+	})
+	t.Run("bad artifacts", func(t *testing.T) {
+		good, err := os.ReadFile(filepath.Join(bin, "t-carve.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		flipped := append([]byte(nil), good...)
+		i := strings.Index(string(flipped), `"mode":"none"`)
+		if i < 0 {
+			i = strings.Index(string(flipped), `"mode": "none"`)
+		}
+		if i < 0 {
+			t.Fatal("no network mode in the artifact")
+		}
+		copy(flipped[i:], strings.Replace(string(flipped[i:i+15]), "none", "full", 1))
+		cases := map[string][]byte{"flipped network mode": flipped, "truncated": good[:len(good)/2], "empty": nil, "garbage": []byte("\x00\xff{]")}
+		for name, data := range cases {
+			p := filepath.Join(f.base, "bad.json")
+			os.WriteFile(p, data, 0o644)
+			r := rtRun(t, rtOpts{u: users[0], args: []string{"--artifact", p, "--cwd", f.ws, "--", "/bin/true"}})
+			if r.ExitCode != 125 || r.SbxError == "" {
+				t.Errorf("%s: exit %d", name, r.ExitCode)
+			}
+		}
+		r := rtRun(t, rtOpts{u: users[0], args: []string{"--artifact", f.base + "/missing.json", "--", "/bin/true"}})
+		if r.ExitCode != 125 {
+			t.Errorf("missing artifact: exit %d", r.ExitCode)
+		}
+	})
+	t.Run("1 MiB of arguments", func(t *testing.T) {
+		args := []string{"--profile", "read-only", "--cwd", f.ws, "--", "/bin/sh", "-c", `echo $#`, "sh"}
+		for i := 0; i < 8; i++ {
+			args = append(args, strings.Repeat("a", 120000))
+		}
+		if r := rtRun(t, rtOpts{u: users[0], args: args}); r.ExitCode != 0 || r.Stdout != "8\n" {
+			t.Errorf("exit %d %q %q", r.ExitCode, r.Stdout, r.SbxError)
+		}
+	})
+	t.Run("10k environment variables", func(t *testing.T) {
+		env := make([]string, 0, 10000)
+		for i := 0; i < 10000; i++ {
+			env = append(env, fmt.Sprintf("RTV%d=x", i))
+		}
+		if r := rtRun(t, rtOpts{u: users[0], env: env, args: []string{"--profile", "read-only", "--cwd", f.ws, "--", "/bin/sh", "-c", "env | grep -c RTV"}}); r.Stdout != "0\n" {
+			t.Errorf("exit %d %q %q", r.ExitCode, r.Stdout, r.SbxError)
+		}
+	})
+}
+
+// TestRedTeamNonUTF8: the bound spec travels to the helper as JSON, and
+// encoding/json replaces invalid UTF-8 with U+FFFD: argv, env, the cwd and
+// every rule and mount path are silently changed. --cwd DIR\xff runs the
+// command in (and makes writable) the sibling DIR\uFFFD if it exists.
+func TestRedTeamNonUTF8(t *testing.T) {
+	t.Skip("HOLE: non-UTF-8 argv/cwd/paths are mangled to U+FFFD in the JSON spec; --cwd w\\xff makes sibling w\\uFFFD writable and runs there; see report")
+	f := newFixture(t, users[0])
+	r := rtRun(t, rtOpts{u: users[0], args: []string{"--profile", "read-only", "--cwd", f.ws, "--", "/bin/sh", "-c", `printf %s "$1" | od -An -tx1`, "sh", "\xff\xfe"}})
+	if strings.TrimSpace(r.Stdout) != "ff fe" {
+		t.Errorf("argv bytes reaching the command: %q", r.Stdout)
+	}
+	asked, other := f.base+"/w\xff", f.base+"/w\uFFFD"
+	os.Mkdir(asked, 0o755)
+	os.Mkdir(other, 0o755)
+	rtRun(t, rtOpts{u: users[0], args: []string{"--profile", "workspace", "--cwd", asked, "--", "/bin/sh", "-c", "echo x > f"}})
+	if fileExists(other+"/f") || !fileExists(asked+"/f") {
+		t.Errorf("wrote into %v (the requested cwd: %v)", fileExists(other+"/f"), fileExists(asked+"/f"))
+	}
+}
