@@ -31,6 +31,10 @@ type SeccompSpec struct {
 	// not bound to a listed port (a listen() on an unbound TCP socket would
 	// pick an ephemeral port that Landlock never checks).
 	NotifyListen bool `json:"notify_listen,omitempty"`
+	// DenyFastOpen denies sendto, sendmsg and sendmmsg with MSG_FASTOPEN
+	// (EACCES): TCP Fast Open connects a socket without connect(), the only
+	// call Landlock's TCP rules check (modes none and ports).
+	DenyFastOpen bool `json:"deny_fastopen,omitempty"`
 	// DenyInet denies every AF_INET/AF_INET6 socket (ports mode without
 	// Landlock TCP rules: restrictive fallback).
 	DenyInet bool `json:"deny_inet,omitempty"`
@@ -38,8 +42,8 @@ type SeccompSpec struct {
 	// (mkdir, mknod, symlink, link, rename, bind, and open/openat/creat with
 	// O_CREAT) to the supervisor, which performs it on a thread with the
 	// command's Landlock domain and credentials unless it would create a
-	// guarded name (Spec.Guarded). openat2 then fails with ENOSYS (its flags
-	// are behind a pointer; libc falls back to openat).
+	// guarded name (Spec.Guarded). openat2 always fails with ENOSYS (its
+	// flags and mode are behind a pointer; libc falls back to openat).
 	NotifyCreate bool `json:"notify_create,omitempty"`
 }
 
@@ -60,7 +64,9 @@ func seccompFor(n ir.Network, abi int) SeccompSpec {
 	case ir.NetworkNone:
 		s.UnixSocket = true
 		s.DenyConnect = true
+		s.DenyFastOpen = true
 	case ir.NetworkPorts:
+		s.DenyFastOpen = true
 		s.DenyListen = len(n.BindTCP) == 0
 		s.DenyInet = abi < 4
 	}
@@ -71,12 +77,13 @@ func seccompFor(n ir.Network, abi int) SeccompSpec {
 var fixedDenials = []string{
 	"architecture other than the native one (int 0x80 / 32-bit entry) and x32 system calls: ENOSYS",
 	"io_uring_setup/enter/register (would bypass the socket filter): EPERM",
-	"ptrace, process_vm_readv/writev, kcmp: EPERM",
+	"ptrace, process_vm_readv/writev, kcmp, pidfd_getfd, process_madvise, process_mrelease (another process's descriptors and memory): EPERM",
 	"mount, umount2, pivot_root, chroot, move_mount, open_tree, fsopen, fsmount, fsconfig, fspick, mount_setattr: EPERM",
 	"unshare, setns, clone with namespace flags: EPERM; clone3: ENOSYS (libc falls back to clone)",
 	"keyctl, add_key, request_key (kernel keyrings): EPERM",
 	"bpf, perf_event_open, userfaultfd, kexec_load, kexec_file_load, init/finit/delete_module, iopl, ioperm, acct, quotactl, swapon, swapoff, reboot, syslog, open_by_handle_at, name_to_handle_at: EPERM",
 	"mknod/mknodat of character or block devices: EPERM",
+	"setuid/setgid mode bits: chmod, fchmod, fchmodat, fchmodat2, and open/openat/creat (O_CREAT or O_TMPFILE) or mknod creating a file with them: EPERM; openat2: ENOSYS (its mode is behind a pointer; libc falls back to openat)",
 	"ioctl TIOCSTI and TIOCLINUX (terminal input injection): EPERM",
 	"personality other than PER_LINUX, PER_LINUX32 or a query: EPERM",
 }
@@ -106,6 +113,9 @@ func SeccompSummary(s SeccompSpec) []string {
 	if s.NotifyConnect {
 		out = append(out, "connect(): performed by the supervisor for listed Unix sockets and allowed destinations only; others EACCES")
 	}
+	if s.DenyFastOpen {
+		out = append(out, "sendto/sendmsg/sendmmsg with MSG_FASTOPEN: EACCES (TCP Fast Open connects without connect(), which Landlock checks)")
+	}
 	if s.DenyListen {
 		out = append(out, "listen(): EACCES (no bind port is listed)")
 	}
@@ -113,13 +123,13 @@ func SeccompSummary(s SeccompSpec) []string {
 		out = append(out, "listen(): performed by the supervisor only on sockets bound to a listed port; others EACCES")
 	}
 	if s.NotifyCreate {
-		out = append(out, "mkdir, mknod, symlink, link, rename, bind and open/creat with O_CREAT: performed by the supervisor on a thread with the command's Landlock domain and credentials; a guarded name directly below a writable root: EACCES; openat2: ENOSYS")
+		out = append(out, "mkdir, mknod, symlink, link, rename, bind and open/creat with O_CREAT: performed by the supervisor on a thread with the command's Landlock domain and credentials; a guarded name directly below a writable root: EACCES")
 	}
 	return out
 }
 
 // String is a one-line form for reports.
 func (s SeccompSpec) String() string {
-	return fmt.Sprintf("network=%s unix_socket=%v deny_connect=%v notify_connect=%v deny_listen=%v notify_listen=%v deny_inet=%v notify_create=%v",
-		s.Network, s.UnixSocket, s.DenyConnect, s.NotifyConnect, s.DenyListen, s.NotifyListen, s.DenyInet, s.NotifyCreate)
+	return fmt.Sprintf("network=%s unix_socket=%v deny_connect=%v notify_connect=%v deny_listen=%v notify_listen=%v deny_inet=%v deny_fastopen=%v notify_create=%v",
+		s.Network, s.UnixSocket, s.DenyConnect, s.NotifyConnect, s.DenyListen, s.NotifyListen, s.DenyInet, s.DenyFastOpen, s.NotifyCreate)
 }

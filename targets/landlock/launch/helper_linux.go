@@ -1,7 +1,8 @@
 package launch
 
 import (
-	"encoding/json"
+	"bytes"
+	"encoding/gob"
 	"errors"
 	"fmt"
 	"io"
@@ -53,6 +54,13 @@ func RunHelper(args []string) {
 	if err != nil {
 		fail(exitSetup, "sbx: sandbox setup failed: %v", err)
 	}
+	// Descriptors that survived the exec into the helper (sbx's caller may
+	// have leaked some without close-on-exec) are closed for real: the
+	// supervisor stays alive next to the command. Only the exit-signal pipe
+	// is kept (the spec descriptor was closed by readSpec).
+	if err := closeInherited(spec.StatusFD); err != nil {
+		fail(exitSetup, "sbx: sandbox setup failed: %v", err)
+	}
 	if spec.Seccomp.NotifyCreate {
 		runSupervised(spec) // never returns
 	}
@@ -88,14 +96,60 @@ func readSpec(fd int) (*landlock.Spec, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the sandbox spec: %w", err)
 	}
+	// gob keeps strings byte for byte (see Sandbox.Wrap).
 	var s landlock.Spec
-	if err := json.Unmarshal(data, &s); err != nil {
+	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&s); err != nil {
 		return nil, fmt.Errorf("decoding the sandbox spec: %w", err)
 	}
 	if s.Path == "" || len(s.Argv) == 0 {
 		return nil, errors.New("the sandbox spec names no command")
 	}
 	return &s, nil
+}
+
+// closeInherited closes every descriptor above 2 that is not close-on-exec,
+// except keep. Those are exactly the ones inherited through the exec: every
+// descriptor the Go runtime opens is close-on-exec (and some must stay
+// open: the cgroup CPU limit file the runtime rereads).
+func closeInherited(keep int) error {
+	var fds []int
+	if d, err := unix.Open("/proc/self/fd", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0); err == nil {
+		buf := make([]byte, 4096)
+		for {
+			n, err := unix.ReadDirent(d, buf)
+			if err != nil || n <= 0 {
+				break
+			}
+			var names []string
+			_, _, names = unix.ParseDirent(buf[:n], -1, names)
+			for _, name := range names {
+				if fd, err := strconv.Atoi(name); err == nil && fd != d {
+					fds = append(fds, fd)
+				}
+			}
+		}
+		unix.Close(d)
+	} else {
+		// No /proc: probe every descriptor below the limit.
+		var lim unix.Rlimit
+		if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &lim); err != nil {
+			return fmt.Errorf("getrlimit(RLIMIT_NOFILE): %w", err)
+		}
+		for fd := 3; uint64(fd) < min(lim.Cur, 1<<20); fd++ {
+			fds = append(fds, fd)
+		}
+	}
+	for _, fd := range fds {
+		if fd < 3 || fd == keep {
+			continue
+		}
+		if fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0); err == nil && fl&unix.FD_CLOEXEC == 0 {
+			if err := unix.Close(fd); err != nil && err != unix.EBADF {
+				return fmt.Errorf("closing inherited descriptor %d: %w", fd, err)
+			}
+		}
+	}
+	return nil
 }
 
 // confine applies the spec to the calling (locked) thread. The order

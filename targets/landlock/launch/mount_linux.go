@@ -221,6 +221,15 @@ func (m *mounter) keepMask(op landlock.MountOp) error {
 			return fmt.Errorf("mask mount point %s: %w", k.Rel, err)
 		}
 	}
+	if op.Path == "/dev" {
+		// The standard links of /dev ("echo >&2 >/dev/stderr"), resolved by
+		// each process in its own /proc/self.
+		for _, l := range [][2]string{{"fd", "/proc/self/fd"}, {"stdin", "/proc/self/fd/0"}, {"stdout", "/proc/self/fd/1"}, {"stderr", "/proc/self/fd/2"}} {
+			if err := unix.Symlinkat(l[1], mfd, l[0]); err != nil && err != unix.EEXIST {
+				return fmt.Errorf("mask link /dev/%s: %w", l[0], err)
+			}
+		}
+	}
 	for i := len(dirs) - 1; i >= 0; i-- {
 		if err := unix.Fchmodat(mfd, dirs[i], 0o111, 0); err != nil {
 			return fmt.Errorf("mask skeleton %s: %w", dirs[i], err)

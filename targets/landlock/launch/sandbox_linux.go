@@ -1,7 +1,8 @@
 package launch
 
 import (
-	"encoding/json"
+	"bytes"
+	"encoding/gob"
 	"fmt"
 	"os"
 	"os/exec"
@@ -74,6 +75,13 @@ func (s *Sandbox) Wrap(cmd *exec.Cmd) error {
 	if cmd.SysProcAttr == nil || cmd.SysProcAttr.Cloneflags&unix.CLONE_NEWPID == 0 {
 		return fmt.Errorf("the Landlock sandbox needs PID-namespace containment (a fresh /proc hides other processes, a mount namespace holds the read-only view%s), which needs %s", s.carveOutRules(), userNSHint())
 	}
+	// Descriptors sbx inherited without close-on-exec would survive the
+	// exec into the helper (os/exec passes only stdio and ExtraFiles, but
+	// does not close what the process inherited): mark them all
+	// close-on-exec. os/exec clears the flag on the ExtraFiles it places.
+	if err := unix.CloseRange(3, ^uint(0), closeRangeCloex); err != nil {
+		return fmt.Errorf("close_range: %w", err)
+	}
 	spec := *s.spec
 	spec.Path, spec.Argv, spec.Env = cmd.Path, cmd.Args, cmd.Env
 	spec.Trace = os.Getenv("SBX_LANDLOCK_TRACE") == "1"
@@ -99,8 +107,10 @@ func (s *Sandbox) Wrap(cmd *exec.Cmd) error {
 		spec.StatusFD = 2 + len(cmd.ExtraFiles)
 		s.status.Store(cmd, [2]*os.File{r, w})
 	}
-	data, err := json.Marshal(&spec)
-	if err != nil {
+	// gob, not JSON: strings travel byte for byte (encoding/json would
+	// replace invalid UTF-8 in argv, env, the cwd and paths with U+FFFD).
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(&spec); err != nil {
 		return fmt.Errorf("encoding the sandbox spec: %w", err)
 	}
 	fd, err := unix.MemfdCreate("sbx-landlock-spec", unix.MFD_CLOEXEC|unix.MFD_ALLOW_SEALING)
@@ -108,7 +118,7 @@ func (s *Sandbox) Wrap(cmd *exec.Cmd) error {
 		return fmt.Errorf("memfd_create: %w", err)
 	}
 	f := os.NewFile(uintptr(fd), "sbx-landlock-spec")
-	if _, err := f.Write(data); err != nil {
+	if _, err := f.Write(buf.Bytes()); err != nil {
 		f.Close()
 		return fmt.Errorf("writing the sandbox spec: %w", err)
 	}

@@ -40,6 +40,15 @@ const (
 	seccompSetModeFilter = 1
 )
 
+// setIDBits are the mode bits no file may get inside the sandbox: a
+// setuid or setgid file left in a writable root would keep them after the
+// run (a root-run command could leave a setuid-root binary behind).
+const setIDBits = unix.S_ISUID | unix.S_ISGID
+
+// oTmpfileBit is __O_TMPFILE (O_TMPFILE without O_DIRECTORY): an open with
+// it or O_CREAT creates a file with its mode argument.
+const oTmpfileBit = unix.O_TMPFILE &^ unix.O_DIRECTORY
+
 // Namespace flags clone() must not carry (CLONE_NEWTIME shares the exit
 // signal byte in clone() and is only accepted by clone3, which is denied).
 const cloneNamespaces = unix.CLONE_NEWNS | unix.CLONE_NEWCGROUP | unix.CLONE_NEWUTS | unix.CLONE_NEWIPC |
@@ -126,25 +135,42 @@ func buildFilter(s landlock.SeccompSpec) ([]unix.SockFilter, error) {
 	case s.DenyConnect:
 		a.jump(bpfJEQ, unix.SYS_CONNECT, "eacces", "")
 	}
+	if s.DenyFastOpen {
+		a.jump(bpfJEQ, unix.SYS_SENDTO, "sendto", "")
+		a.jump(bpfJEQ, unix.SYS_SENDMSG, "sendmsg", "")
+		a.jump(bpfJEQ, unix.SYS_SENDMMSG, "sendmmsg", "")
+	}
 	switch {
 	case s.NotifyListen:
 		a.jump(bpfJEQ, unix.SYS_LISTEN, "notif", "")
 	case s.DenyListen:
 		a.jump(bpfJEQ, unix.SYS_LISTEN, "eacces", "")
 	}
+	// Setuid and setgid bits: chmod and friends, and the mode of a file
+	// being created (open/openat/creat with O_CREAT or O_TMPFILE, mknod;
+	// mkdir ignores them). openat2's mode and flags are behind a pointer
+	// the filter cannot read: ENOSYS makes libc fall back to openat.
+	a.jump(bpfJEQ, unix.SYS_OPENAT2, "enosys", "")
+	a.jump(bpfJEQ, unix.SYS_FCHMOD, "mode1", "")
+	a.jump(bpfJEQ, unix.SYS_FCHMODAT, "mode2", "")
+	a.jump(bpfJEQ, unix.SYS_FCHMODAT2, "mode2", "")
+	if sysChmod >= 0 {
+		a.jump(bpfJEQ, uint32(sysChmod), "mode1", "")
+	}
+	a.jump(bpfJEQ, unix.SYS_OPENAT, "openat", "")
+	if sysOpen >= 0 {
+		a.jump(bpfJEQ, uint32(sysOpen), "open", "")
+	}
+	if sysCreat >= 0 {
+		a.jump(bpfJEQ, uint32(sysCreat), "creat", "")
+	}
 	if s.NotifyCreate {
-		// Every system call that creates a directory entry goes to the
-		// supervisor, which performs it itself (never CONTINUE: the kernel
-		// would read the path again from memory the command controls).
-		// openat2's flags are behind a pointer the filter cannot read:
-		// ENOSYS makes libc fall back to openat.
-		a.jump(bpfJEQ, unix.SYS_OPENAT2, "enosys", "")
-		a.jump(bpfJEQ, unix.SYS_OPENAT, "openat", "")
-		if sysOpen >= 0 {
-			a.jump(bpfJEQ, uint32(sysOpen), "open", "")
-		}
+		// Every other system call that creates a directory entry goes to
+		// the supervisor, which performs it itself (never CONTINUE: the
+		// kernel would read the path again from memory the command
+		// controls).
 		for _, nr := range []int{unix.SYS_MKDIRAT, unix.SYS_SYMLINKAT, unix.SYS_LINKAT, unix.SYS_RENAMEAT, unix.SYS_RENAMEAT2,
-			unix.SYS_BIND, sysCreat, sysMkdir, sysSymlink, sysLink, sysRename} {
+			unix.SYS_BIND, sysMkdir, sysSymlink, sysLink, sysRename} {
 			if nr >= 0 {
 				a.jump(bpfJEQ, uint32(nr), "notif", "")
 			}
@@ -152,21 +178,57 @@ func buildFilter(s landlock.SeccompSpec) ([]unix.SockFilter, error) {
 	}
 	a.ret(retAllow)
 
+	// A creating open: no set-id mode; with the supervisor, O_CREAT goes
+	// to it (an O_TMPFILE has no name until linkat, which is supervised).
+	creatok := "allow"
 	if s.NotifyCreate {
-		a.label("openat")
-		a.ldArg(2)
-		a.jump(bpfJSET, unix.O_CREAT, "notif", "allow")
-		if sysOpen >= 0 {
-			a.label("open")
-			a.ldArg(1)
-			a.jump(bpfJSET, unix.O_CREAT, "notif", "allow")
-		}
+		creatok = "notif"
 	}
+	openAt := func(label string, flagsArg, modeArg int) {
+		a.label(label)
+		a.ldArg(flagsArg)
+		a.jump(bpfJSET, unix.O_CREAT|oTmpfileBit, "", "allow")
+		a.ldArg(modeArg)
+		a.jump(bpfJSET, setIDBits, "eperm", "")
+		if !s.NotifyCreate {
+			a.ret(retAllow)
+			return
+		}
+		a.ldArg(flagsArg)
+		a.jump(bpfJSET, unix.O_CREAT, "notif", "allow")
+	}
+	openAt("openat", 2, 3)
+	if sysOpen >= 0 {
+		openAt("open", 1, 2)
+	}
+	if sysCreat >= 0 {
+		a.label("creat")
+		a.ldArg(1)
+		a.jump(bpfJSET, setIDBits, "eperm", creatok)
+	}
+	a.label("mode1")
+	a.ldArg(1)
+	a.jump(bpfJSET, setIDBits, "eperm", "allow")
+	a.label("mode2")
+	a.ldArg(2)
+	a.jump(bpfJSET, setIDBits, "eperm", "allow")
+
 	// mknod of anything but a device creates an entry: supervised or
 	// allowed.
-	mkok := "allow"
-	if s.NotifyCreate {
-		mkok = "notif"
+	mkok := creatok
+
+	if s.DenyFastOpen {
+		// The flags: sendto(fd, buf, len, flags, addr, alen),
+		// sendmsg(fd, msg, flags), sendmmsg(fd, vec, vlen, flags).
+		a.label("sendto")
+		a.ldArg(3)
+		a.jump(bpfJSET, unix.MSG_FASTOPEN, "eacces", "allow")
+		a.label("sendmsg")
+		a.ldArg(2)
+		a.jump(bpfJSET, unix.MSG_FASTOPEN, "eacces", "allow")
+		a.label("sendmmsg")
+		a.ldArg(3)
+		a.jump(bpfJSET, unix.MSG_FASTOPEN, "eacces", "allow")
 	}
 
 	a.label("clone")
@@ -176,11 +238,15 @@ func buildFilter(s landlock.SeccompSpec) ([]unix.SockFilter, error) {
 	if sysMknod >= 0 {
 		a.label("mknod")
 		a.ldArg(1)
+		a.jump(bpfJSET, setIDBits, "eperm", "")
+		a.ldArg(1)
 		a.and(unix.S_IFMT)
 		a.jump(bpfJEQ, unix.S_IFCHR, "eperm", "")
 		a.jump(bpfJEQ, unix.S_IFBLK, "eperm", mkok)
 	}
 	a.label("mknodat")
+	a.ldArg(2)
+	a.jump(bpfJSET, setIDBits, "eperm", "")
 	a.ldArg(2)
 	a.and(unix.S_IFMT)
 	a.jump(bpfJEQ, unix.S_IFCHR, "eperm", "")

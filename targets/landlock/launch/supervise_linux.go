@@ -115,11 +115,26 @@ type supervisor struct {
 	guard map[dirKey]map[string]bool
 	names map[string]bool // every guarded name, for a quick test
 	work  chan func()
+	// devLinks maps the standard links of /dev that point into
+	// /proc/self (fd, stdin, stdout, stderr) to their target below it.
+	devLinks map[string]string
 }
 
 // runSupervised confines the main thread, forks the command from it and
 // supervises it until it exits; it never returns.
 func runSupervised(spec *landlock.Spec) {
+	// The main thread (the thread group leader) ends up with the command's
+	// uid, capabilities and Landlock domain, so the command would pass
+	// ptrace_may_access on PID 1 and could copy the seccomp listener or any
+	// other descriptor of the supervisor (pidfd_getfd, /proc/1/fd) or read
+	// its memory. A non-dumpable process can only be accessed with
+	// CAP_SYS_PTRACE, which the command never has. The command itself
+	// becomes dumpable again at execve (a fresh mm), so the supervisor's
+	// own access to it is unchanged; the helper's /proc entries become
+	// root-owned, which its threads do not mind (same thread group).
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		fail(exitSetup, "sbx: sandbox setup failed: prctl(PR_SET_DUMPABLE): %v", err)
+	}
 	p, err := prepare(spec)
 	if err != nil {
 		fail(exitSetup, "sbx: sandbox setup failed: %v", err)
@@ -136,6 +151,13 @@ func runSupervised(spec *landlock.Spec) {
 		}
 		sv.guard[k][path.Base(g)] = true
 		sv.names[path.Base(g)] = true
+	}
+	sv.devLinks = map[string]string{}
+	for name, want := range map[string]string{"fd": "fd", "stdin": "fd/0", "stdout": "fd/1", "stderr": "fd/2"} {
+		buf := make([]byte, 64)
+		if n, err := unix.Readlink("/dev/"+name, buf); err == nil && string(buf[:n]) == "/proc/self/"+want {
+			sv.devLinks[name] = want
+		}
 	}
 	// The worker is confined before the main thread: both need the
 	// ruleset, and the worker must exist before the command can call.
@@ -423,41 +445,36 @@ func (sv *supervisor) handle(n *seccompNotif) {
 			return
 		}
 	}
-	umask := -1
-	switch c.kind {
-	case "mkdir", "mknod", "open", "bind":
-		if umask, err = readUmask(tid); err != nil {
-			sv.reply(n.id, 0, unix.EACCES)
-			return
-		}
+	umask, tgid, err := readStatus(tid)
+	if err != nil {
+		sv.reply(n.id, 0, unix.EACCES)
+		return
 	}
 	if !sv.idValid(n.id) {
 		return
 	}
+	r := &resolver{sv: sv, tid: tid, tgid: tgid, tpidfd: pidfd}
+	defer r.close()
 	var val int64
 	var errno unix.Errno
-	var openFd = -1
+	var openFd, obj = -1, -1
 	sv.onWorker(func() {
-		if umask >= 0 {
-			unix.Umask(umask)
-		}
+		unix.Umask(umask)
 		switch c.kind {
 		case "mkdir":
-			errno = sv.atParent(fds[0], paths[0], func(pfd int, name string) error { return unix.Mkdirat(pfd, name, c.mode) })
+			errno = r.atParent(fds[0], paths[0], func(pfd int, name string) error { return unix.Mkdirat(pfd, name, c.mode) })
 		case "mknod":
-			errno = sv.atParent(fds[0], paths[0], func(pfd int, name string) error { return unix.Mknodat(pfd, name, c.mode, int(c.dev)) })
+			errno = r.atParent(fds[0], paths[0], func(pfd int, name string) error { return unix.Mknodat(pfd, name, c.mode, int(c.dev)) })
 		case "symlink":
-			errno = sv.atParent(fds[0], paths[0], func(pfd int, name string) error { return unix.Symlinkat(paths[1], pfd, name) })
+			errno = r.atParent(fds[0], paths[0], func(pfd int, name string) error { return unix.Symlinkat(paths[1], pfd, name) })
 		case "link":
-			errno = sv.atParent(fds[0], paths[0], func(pfd int, name string) error {
-				return unix.Linkat(dirOr(fds[1]), paths[1], pfd, name, int(c.flags))
-			})
+			errno = r.link(fds, paths, int(c.flags))
 		case "rename":
-			errno = sv.rename(fds, paths, uint(c.flags))
+			errno = r.rename(fds, paths, uint(c.flags))
 		case "open":
-			openFd, errno = sv.open(fds[0], paths[0], int(c.flags), c.mode)
+			openFd, obj, errno = r.open(fds[0], paths[0], int(c.flags), c.mode)
 		case "bind":
-			errno = sv.bind(fds[0], sockfd, addr)
+			errno = r.bind(fds[0], sockfd, addr)
 		}
 	})
 	if c.kind != "open" {
@@ -465,29 +482,21 @@ func (sv *supervisor) handle(n *seccompNotif) {
 		return
 	}
 	if errno == errBlocking {
-		// An existing FIFO or device: reopen it, possibly blocking, on a
-		// thread of its own. O_CREAT cannot create anything there any more
-		// (the entry exists and is not a regular file).
-		id, flags, mode := n.id, int(c.flags), c.mode
-		dir, p := -1, paths[0]
-		if fds[0] >= 0 {
-			dir, _ = unix.FcntlInt(uintptr(fds[0]), unix.F_DUPFD_CLOEXEC, 3)
-		}
+		// An existing FIFO or device (obj, an O_PATH descriptor on it):
+		// reopen it, possibly blocking, on a thread of its own, through the
+		// thread's own /proc entry. O_CREAT cannot create anything there any
+		// more: the object exists and is not a regular file.
+		id, flags := n.id, int(c.flags)
 		sv.onTempWorker(func() {
-			unix.Umask(umask)
-			fd, err := unix.Openat(dirOr(dir), p, (flags|unix.O_CLOEXEC|unix.O_NOCTTY)&^unix.O_CREAT, mode)
-			if dir >= 0 {
-				unix.Close(dir)
-			}
+			defer unix.Close(obj)
+			fd, err := unix.Open("/proc/thread-self/fd/"+strconv.Itoa(obj), (flags|unix.O_CLOEXEC|unix.O_NOCTTY)&^(unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW), 0)
 			if err != nil {
 				sv.reply(id, 0, errnoOf(err, unix.EACCES))
 				return
 			}
 			sv.inject(id, fd, flags)
 		}, func(err error) {
-			if dir >= 0 {
-				unix.Close(dir)
-			}
+			unix.Close(obj)
 			sv.reply(id, 0, unix.EACCES)
 		})
 		return
@@ -552,20 +561,190 @@ func splitLast(p string) (parent, last, name string) {
 	return parent, p[i+1:], trimmed[i+1:]
 }
 
-// parent opens the directory in which p's last component lives (following
-// symlinks, like the kernel's walk) and refuses a guarded name there.
-func (sv *supervisor) parent(dirfd int, p string) (int, string, unix.Errno) {
+// resolver resolves one call's paths on the worker. The worker is a thread
+// of the supervisor, so /proc/self (and /proc/thread-self, /dev/fd, ...)
+// would name the supervisor: paths that start there are rewritten to the
+// caller's own entries first. The caller's descriptors (/proc/self/fd/N)
+// and working directory (/proc/self/cwd) are taken from the caller itself
+// (pidfd_getfd, /proc/TID/cwd) on an unconfined thread, like the call's
+// directory descriptors. Everything else is resolved without magic links
+// (RESOLVE_NO_MAGICLINKS), and a symlink in /proc is never followed: the
+// worker can never reach the supervisor's own descriptors, and a magic link
+// of another process fails as it would for the command.
+type resolver struct {
+	sv        *supervisor
+	tid, tgid int
+	tpidfd    int   // the caller thread's pidfd (owned by handle)
+	owned     []int // descriptors to close with the call
+}
+
+func (r *resolver) close() {
+	for _, fd := range r.owned {
+		unix.Close(fd)
+	}
+}
+
+// unconfined runs f on a thread that is neither the worker nor the parked
+// main thread (both are locked to their goroutines, so a new goroutine
+// never runs there) and waits for it.
+func unconfined(f func()) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	<-done
+}
+
+// nextComponent splits the first component off rest (leading slashes
+// skipped); rest keeps its own leading slash.
+func nextComponent(rest *string) string {
+	s := strings.TrimLeft(*rest, "/")
+	i := strings.IndexByte(s, '/')
+	if i < 0 {
+		*rest = ""
+		return s
+	}
+	*rest = s[i:]
+	return s[:i]
+}
+
+// self rewrites an absolute path below the caller's own /proc entry
+// (/proc/self, /proc/thread-self, /proc/TGID, /proc/TGID/task/TID, and the
+// /dev links into /proc/self). It returns the directory and path to
+// resolve, or file >= 0 when p names one of the caller's open files or its
+// working directory itself (the magic link, which the kernel follows).
+func (r *resolver) self(dir int, p string) (int, string, int, unix.Errno) {
+	if !strings.HasPrefix(p, "/") {
+		return dir, p, -1, 0
+	}
+	rest := p
+	pid := 0
+	switch nextComponent(&rest) {
+	case "proc":
+		switch c := nextComponent(&rest); c {
+		case "self":
+			pid = r.tgid
+		case "thread-self":
+			pid = r.tid
+		case strconv.Itoa(r.tgid):
+			pid = r.tgid
+			if save := rest; nextComponent(&rest) != "task" || nextComponent(&rest) != strconv.Itoa(r.tid) {
+				rest = save
+			} else {
+				pid = r.tid
+			}
+		default:
+			return dir, p, -1, 0
+		}
+	case "dev":
+		c := nextComponent(&rest)
+		link, ok := r.sv.devLinks[c]
+		if !ok {
+			return dir, p, -1, 0
+		}
+		pid, rest = r.tgid, "/"+link+rest
+	default:
+		return dir, p, -1, 0
+	}
+	// tail is what follows the magic link: "" (the link itself), "." for
+	// a trailing slash, or the remaining path.
+	tail := func() string {
+		if rest == "" {
+			return ""
+		}
+		if t := strings.TrimLeft(rest, "/"); t != "" {
+			return t
+		}
+		return "."
+	}
+	save := rest
+	switch nextComponent(&rest) {
+	case "fd":
+		n := nextComponent(&rest)
+		num, err := strconv.Atoi(n)
+		if err != nil || num < 0 || n != strconv.Itoa(num) {
+			break
+		}
+		fd, errno := r.getfd(pid, num)
+		if errno != 0 {
+			return -1, "", -1, errno
+		}
+		if t := tail(); t != "" {
+			return fd, t, -1, 0
+		}
+		return -1, "", fd, 0
+	case "cwd":
+		var fd int
+		var err error
+		unconfined(func() {
+			fd, err = unix.Open("/proc/"+strconv.Itoa(pid)+"/cwd", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		})
+		if err != nil {
+			return -1, "", -1, errnoOf(err, unix.EACCES)
+		}
+		r.owned = append(r.owned, fd)
+		if t := tail(); t != "" {
+			return fd, t, -1, 0
+		}
+		return -1, "", fd, 0
+	case "root":
+		// Every process of the sandbox has the same root (chroot and
+		// pivot_root are denied).
+		return atFdcwd, "/" + strings.TrimLeft(rest, "/"), -1, 0
+	}
+	// Anything else below the caller's entry: resolved as such (the
+	// worker's Landlock domain gives it no ptrace access to the caller, so
+	// most of it fails as it would in /proc).
+	return dir, "/proc/" + strconv.Itoa(pid) + save, -1, 0
+}
+
+// getfd duplicates the caller's descriptor num (of its thread group, or of
+// the calling thread for /proc/thread-self).
+func (r *resolver) getfd(pid, num int) (int, unix.Errno) {
+	var fd int
+	var err error
+	unconfined(func() {
+		pidfd := r.tpidfd
+		if pid != r.tid {
+			if pidfd, err = unix.PidfdOpen(pid, 0); err != nil {
+				return
+			}
+			defer unix.Close(pidfd)
+		}
+		fd, err = unix.PidfdGetfd(pidfd, num, 0)
+	})
+	if err != nil {
+		if err == unix.EBADF {
+			return -1, unix.ENOENT // no such entry in /proc/self/fd
+		}
+		return -1, errnoOf(err, unix.EACCES)
+	}
+	r.owned = append(r.owned, fd)
+	return fd, 0
+}
+
+// onProc reports whether fd is on a proc file system.
+func onProc(fd int) bool {
+	var st unix.Statfs_t
+	return unix.Fstatfs(fd, &st) != nil || st.Type == unix.PROC_SUPER_MAGIC
+}
+
+// parentOf opens the directory in which p's last component lives
+// (following symlinks, like the kernel's walk, but no magic link); with
+// guard it refuses a guarded name there. p is already rewritten (self).
+func (r *resolver) parentOf(dirfd int, p string, guard bool) (int, string, unix.Errno) {
 	if p == "" {
 		return -1, "", unix.ENOENT
 	}
 	dir, last, name := splitLast(p)
-	pfd, err := unix.Openat(dirOr(dirfd), dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	pfd, err := unix.Openat2(dirOr(dirfd), dir, &unix.OpenHow{Flags: unix.O_PATH | unix.O_DIRECTORY | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_MAGICLINKS})
 	if err != nil {
 		return -1, "", errnoOf(err, unix.EACCES)
 	}
-	if sv.names[name] {
+	if guard && r.sv.names[name] {
 		var st unix.Stat_t
-		if err := unix.Fstat(pfd, &st); err != nil || sv.guard[dirKey{st.Dev, st.Ino}][name] {
+		if err := unix.Fstat(pfd, &st); err != nil || r.sv.guard[dirKey{st.Dev, st.Ino}][name] {
 			unix.Close(pfd)
 			return -1, "", unix.EACCES
 		}
@@ -573,9 +752,23 @@ func (sv *supervisor) parent(dirfd int, p string) (int, string, unix.Errno) {
 	return pfd, last, 0
 }
 
+// parent rewrites p and opens the directory in which its last component
+// lives, refusing a guarded name there. A path naming an open file or
+// directory itself (/proc/self/fd/N) exists: EEXIST.
+func (r *resolver) parent(dirfd int, p string) (int, string, unix.Errno) {
+	dirfd, p, file, errno := r.self(dirfd, p)
+	if errno != 0 {
+		return -1, "", errno
+	}
+	if file >= 0 {
+		return -1, "", unix.EEXIST
+	}
+	return r.parentOf(dirfd, p, true)
+}
+
 // atParent runs op on p's parent directory and last component.
-func (sv *supervisor) atParent(dirfd int, p string, op func(pfd int, name string) error) unix.Errno {
-	pfd, name, errno := sv.parent(dirfd, p)
+func (r *resolver) atParent(dirfd int, p string, op func(pfd int, name string) error) unix.Errno {
+	pfd, name, errno := r.parent(dirfd, p)
 	if errno != 0 {
 		return errno
 	}
@@ -583,32 +776,83 @@ func (sv *supervisor) atParent(dirfd int, p string, op func(pfd int, name string
 	return errnoOf(op(pfd, name), 0)
 }
 
+// link checks the new name. The old one is resolved like the kernel's walk
+// (a final symlink only with AT_SYMLINK_FOLLOW; never one in /proc but the
+// caller's own open files, so that an O_TMPFILE can be linked in).
+func (r *resolver) link(fds [2]int, paths [2]string, flags int) unix.Errno {
+	pfd, name, errno := r.parent(fds[0], paths[0])
+	if errno != 0 {
+		return errno
+	}
+	defer unix.Close(pfd)
+	if paths[1] == "" { // AT_EMPTY_PATH: the caller's descriptor itself
+		return errnoOf(unix.Linkat(dirOr(fds[1]), "", pfd, name, flags), 0)
+	}
+	odir, op, file, errno := r.self(fds[1], paths[1])
+	if errno != 0 {
+		return errno
+	}
+	if file >= 0 {
+		if flags&unix.AT_SYMLINK_FOLLOW == 0 {
+			return unix.EXDEV // the magic link itself lives in /proc
+		}
+		return errnoOf(unix.Linkat(atFdcwd, "/proc/thread-self/fd/"+strconv.Itoa(file), pfd, name, unix.AT_SYMLINK_FOLLOW), 0)
+	}
+	opfd, oname, errno := r.parentOf(odir, op, false)
+	if errno != 0 {
+		return errno
+	}
+	defer unix.Close(opfd)
+	if flags&unix.AT_SYMLINK_FOLLOW != 0 && onProc(opfd) {
+		return unix.EACCES
+	}
+	return errnoOf(unix.Linkat(opfd, oname, pfd, name, flags), 0)
+}
+
 // rename checks the new name, and with RENAME_EXCHANGE the old one too (it
 // receives the other entry).
-func (sv *supervisor) rename(fds [2]int, paths [2]string, flags uint) unix.Errno {
-	npfd, nname, errno := sv.parent(fds[0], paths[0])
+func (r *resolver) rename(fds [2]int, paths [2]string, flags uint) unix.Errno {
+	npfd, nname, errno := r.parent(fds[0], paths[0])
+	if errno == unix.EEXIST {
+		errno = unix.EXDEV // onto an entry of /proc
+	}
 	if errno != 0 {
 		return errno
 	}
 	defer unix.Close(npfd)
-	if flags&unix.RENAME_EXCHANGE != 0 {
-		opfd, oname, errno := sv.parent(fds[1], paths[1])
-		if errno != 0 {
-			return errno
-		}
-		defer unix.Close(opfd)
-		return errnoOf(unix.Renameat2(opfd, oname, npfd, nname, flags), 0)
+	odir, op, file, errno := r.self(fds[1], paths[1])
+	if errno != 0 {
+		return errno
 	}
-	return errnoOf(unix.Renameat2(dirOr(fds[1]), paths[1], npfd, nname, flags), 0)
+	if file >= 0 {
+		return unix.EXDEV // an entry of /proc
+	}
+	opfd, oname, errno := r.parentOf(odir, op, flags&unix.RENAME_EXCHANGE != 0)
+	if errno != 0 {
+		return errno
+	}
+	defer unix.Close(opfd)
+	return errnoOf(unix.Renameat2(opfd, oname, npfd, nname, flags), 0)
+}
+
+// isBlocking reports whether opening an object of this type may block
+// (FIFOs, devices, sockets: anything but a regular file or directory).
+func isBlocking(mode uint32) bool {
+	t := mode & unix.S_IFMT
+	return t != unix.S_IFREG && t != unix.S_IFDIR
 }
 
 // open performs open(O_CREAT). The kernel follows a final symlink when it
 // creates (a dangling "x -> .git" would create .git), so the worker opens
-// with O_NOFOLLOW and follows symlinks itself, checking each target's name.
-// O_NONBLOCK keeps an existing FIFO or device from blocking the worker;
-// such an open is redone on a thread of its own (errBlocking).
-func (sv *supervisor) open(dirfd int, p string, flags int, mode uint32) (int, unix.Errno) {
+// with O_NOFOLLOW and follows symlinks itself, checking each target's name
+// (and rewriting targets into /proc/self). An existing FIFO or device is
+// not opened here (a probe would wake a FIFO's peer, and could block):
+// open returns errBlocking with an O_PATH descriptor on it, and handle
+// reopens it on a thread of its own. O_NONBLOCK guards the race with an
+// entry replaced meanwhile.
+func (r *resolver) open(dirfd int, p string, flags int, mode uint32) (int, int, unix.Errno) {
 	follow := flags&(unix.O_NOFOLLOW|unix.O_EXCL) == 0
+	blocking := flags&unix.O_NONBLOCK == 0
 	fl := flags | unix.O_CLOEXEC | unix.O_NOCTTY | unix.O_NONBLOCK | unix.O_NOFOLLOW
 	dir := dirfd
 	var owned []int
@@ -617,42 +861,111 @@ func (sv *supervisor) open(dirfd int, p string, flags int, mode uint32) (int, un
 			unix.Close(fd)
 		}
 	}()
+	// probe returns an O_PATH descriptor on (pfd, name) for errBlocking.
+	probe := func(pfd int, name string) (int, int, unix.Errno) {
+		obj, err := unix.Openat(pfd, name, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return -1, -1, errnoOf(err, unix.EACCES)
+		}
+		return -1, obj, errBlocking
+	}
 	for i := 0; i <= maxSymlinks; i++ {
-		pfd, name, errno := sv.parent(dir, p)
+		d, q, file, errno := r.self(dir, p)
 		if errno != 0 {
-			return -1, errno
+			return -1, -1, errno
+		}
+		if file >= 0 {
+			// One of the caller's open files (/proc/self/fd/N): the kernel
+			// reopens it through the magic link; so does the worker,
+			// through its own entry for the duplicate.
+			switch {
+			case flags&unix.O_EXCL != 0:
+				return -1, -1, unix.EEXIST
+			case flags&unix.O_NOFOLLOW != 0:
+				return -1, -1, unix.ELOOP
+			}
+			var st unix.Stat_t
+			if err := unix.Fstat(file, &st); err != nil {
+				return -1, -1, errnoOf(err, unix.EACCES)
+			}
+			if blocking && isBlocking(st.Mode) {
+				obj, err := unix.FcntlInt(uintptr(file), unix.F_DUPFD_CLOEXEC, 3)
+				if err != nil {
+					return -1, -1, errnoOf(err, unix.EMFILE)
+				}
+				return -1, obj, errBlocking
+			}
+			fd, err := unix.Open("/proc/thread-self/fd/"+strconv.Itoa(file), (fl|unix.O_NONBLOCK)&^(unix.O_CREAT|unix.O_NOFOLLOW), 0)
+			if err != nil {
+				return -1, -1, errnoOf(err, unix.EACCES)
+			}
+			return clearNonblock(fd, blocking), -1, 0
+		}
+		pfd, name, errno := r.parentOf(d, q, true)
+		if errno != 0 {
+			return -1, -1, errno
 		}
 		owned = append(owned, pfd)
+		// Look first: a symlink is followed here, a FIFO or device is
+		// opened elsewhere.
+		if obj, err := unix.Openat(pfd, name, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0); err == nil {
+			var st unix.Stat_t
+			err := unix.Fstat(obj, &st)
+			unix.Close(obj)
+			if err != nil {
+				return -1, -1, errnoOf(err, unix.EACCES)
+			}
+			if st.Mode&unix.S_IFMT == unix.S_IFLNK && follow {
+				if onProc(pfd) {
+					return -1, -1, unix.EACCES // a magic link not of the caller's own
+				}
+				buf := make([]byte, unix.PathMax)
+				n, err := unix.Readlinkat(pfd, name, buf)
+				if err != nil {
+					return -1, -1, errnoOf(err, unix.EACCES)
+				}
+				p, dir = string(buf[:n]), pfd
+				continue
+			}
+			if blocking && flags&unix.O_EXCL == 0 && st.Mode&unix.S_IFMT != unix.S_IFLNK && isBlocking(st.Mode) {
+				return probe(pfd, name)
+			}
+		}
 		fd, err := unix.Openat(pfd, name, fl, mode)
 		if err == unix.ELOOP && follow {
-			buf := make([]byte, unix.PathMax)
-			n, rerr := unix.Readlinkat(pfd, name, buf)
-			if rerr != nil {
-				return -1, unix.ELOOP // not a symlink: a real ELOOP
-			}
-			p, dir = string(buf[:n]), pfd
-			continue
+			continue // replaced by a symlink meanwhile: look again
+		}
+		if err == unix.ENXIO && blocking {
+			// A FIFO without a reader (or a device) that appeared
+			// meanwhile: opened where it may block.
+			return probe(pfd, name)
 		}
 		if err != nil {
-			return -1, errnoOf(err, unix.EACCES)
+			return -1, -1, errnoOf(err, unix.EACCES)
 		}
 		var st unix.Stat_t
 		if err := unix.Fstat(fd, &st); err != nil {
 			unix.Close(fd)
-			return -1, errnoOf(err, unix.EACCES)
+			return -1, -1, errnoOf(err, unix.EACCES)
 		}
-		if t := st.Mode & unix.S_IFMT; t != unix.S_IFREG && t != unix.S_IFDIR && flags&unix.O_NONBLOCK == 0 {
+		if blocking && isBlocking(st.Mode) {
 			unix.Close(fd)
-			return -1, errBlocking
+			return probe(pfd, name)
 		}
-		if flags&unix.O_NONBLOCK == 0 {
-			if cur, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0); err == nil {
-				unix.FcntlInt(uintptr(fd), unix.F_SETFL, cur&^unix.O_NONBLOCK)
-			}
-		}
-		return fd, 0
+		return clearNonblock(fd, blocking), -1, 0
 	}
-	return -1, unix.ELOOP
+	return -1, -1, unix.ELOOP
+}
+
+// clearNonblock clears the O_NONBLOCK the worker added when the caller did
+// not ask for it.
+func clearNonblock(fd int, blocking bool) int {
+	if blocking {
+		if cur, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0); err == nil {
+			unix.FcntlInt(uintptr(fd), unix.F_SETFL, cur&^unix.O_NONBLOCK)
+		}
+	}
+	return fd
 }
 
 // bind binds the caller's socket. A pathname Unix address creates an entry:
@@ -660,7 +973,7 @@ func (sv *supervisor) open(dirfd int, p string, flags int, mode uint32) (int, un
 // last component from inside that directory (fchdir on its own fs_struct).
 // Other addresses are bound as given (Landlock's TCP bind rules apply to
 // the worker as to the command).
-func (sv *supervisor) bind(cwd, sockfd int, addr []byte) unix.Errno {
+func (r *resolver) bind(cwd, sockfd int, addr []byte) unix.Errno {
 	bind := func(b []byte) unix.Errno {
 		_, _, e := unix.Syscall(unix.SYS_BIND, uintptr(sockfd), uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)))
 		return e
@@ -675,7 +988,10 @@ func (sv *supervisor) bind(cwd, sockfd int, addr []byte) unix.Errno {
 	if i := strings.IndexByte(p, 0); i >= 0 {
 		p = p[:i]
 	}
-	pfd, name, errno := sv.parent(cwd, p)
+	pfd, name, errno := r.parent(cwd, p)
+	if errno == unix.EEXIST {
+		errno = unix.EADDRINUSE
+	}
 	if errno != 0 {
 		return errno
 	}
@@ -731,17 +1047,29 @@ func readString(tid int, addr uint64) (string, unix.Errno) {
 	return "", unix.ENAMETOOLONG
 }
 
-// readUmask reads the caller's umask from /proc/TID/status.
-func readUmask(tid int) (int, error) {
+// readStatus reads the caller's umask and thread group id from
+// /proc/TID/status.
+func readStatus(tid int) (umask, tgid int, err error) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(tid) + "/status")
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
+	umask, tgid = -1, -1
 	for _, line := range strings.Split(string(b), "\n") {
 		if v, ok := strings.CutPrefix(line, "Umask:"); ok {
 			u, err := strconv.ParseUint(strings.TrimSpace(v), 8, 32)
-			return int(u), err
+			if err != nil {
+				return 0, 0, err
+			}
+			umask = int(u)
+		} else if v, ok := strings.CutPrefix(line, "Tgid:"); ok {
+			if tgid, err = strconv.Atoi(strings.TrimSpace(v)); err != nil {
+				return 0, 0, err
+			}
 		}
 	}
-	return 0, errors.New("no Umask in status")
+	if umask < 0 || tgid <= 0 {
+		return 0, 0, errors.New("no Umask or Tgid in status")
+	}
+	return umask, tgid, nil
 }
