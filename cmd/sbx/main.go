@@ -15,5 +15,6 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == launch.HelperArg {
 		launch.RunHelper(os.Args[2:])
 	}
+	closeInheritedOnExec()
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }

@@ -1,0 +1,7 @@
+//go:build !linux
+
+package main
+
+// closeInheritedOnExec is a no-op where inherited descriptors are handled by
+// the platform (Windows handles are not inherited unless asked) or not yet.
+func closeInheritedOnExec() {}
