@@ -16,5 +16,6 @@ func main() {
 		launch.RunHelper(os.Args[2:])
 	}
 	closeInheritedOnExec()
+	exitsAfterRun = true
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }

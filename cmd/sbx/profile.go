@@ -49,7 +49,10 @@ func loadProfile(name, artifact string) (*profile, error) {
 		if name == "" {
 			name = defaultProfile
 		}
-		a, ip, err = builtin.Load(name)
+		// Built-in profiles come pre-decoded (Go values generated from the
+		// artifacts and checked against them by a test in package builtin):
+		// no JSON is decoded on this path.
+		ip, err = builtin.Profile(name)
 	}
 	if err != nil {
 		return nil, err
@@ -65,11 +68,17 @@ func loadProfile(name, artifact string) (*profile, error) {
 	if artifact != "" {
 		p.name = artifact
 	}
-	// An unsandboxed profile never uses its plan, so it is not decoded (a
-	// strict JSON decode costs a noticeable share of sbx's start-up); its
-	// bytes are still covered by the digest check of the artifact.
+	// An unsandboxed profile never uses its plan, so it is not built (for an
+	// artifact file, not decoded: a strict JSON decode costs a noticeable
+	// share of sbx's start-up); its bytes are still covered by the digest
+	// check of the artifact.
 	if !p.allowsNoSandbox {
-		if p.plan, err = landlockPlan(a, ip); err != nil {
+		if a != nil {
+			p.plan, err = landlockPlan(a, ip)
+		} else {
+			p.plan, err = builtin.Plan(name)
+		}
+		if err != nil {
 			return nil, err
 		}
 	}

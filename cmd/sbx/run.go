@@ -175,6 +175,10 @@ func (o *runOptions) request(p *profile, sandbox executor.Sandbox) (executor.Req
 	return req, nil
 }
 
+// exitsAfterRun is set by main: the process exits as soon as run returns,
+// so runCommand need not remove its signal handlers.
+var exitsAfterRun bool
+
 // runCommand implements "sbx run".
 func runCommand(args []string, stdout, stderr io.Writer) int {
 	o, err := parseRunFlags(args)
@@ -197,6 +201,34 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 			ev.error(err)
 		}
 		return reportFailure(stderr, runUsage, err)
+	}
+
+	// SIGINT, SIGTERM and SIGHUP cancel the command (below). signal.Notify
+	// costs a synchronous round trip to a runtime thread per signal (≈0.3 ms
+	// of start-up), so it runs concurrently with loading the profile and
+	// building the request; the handlers are in place before the command
+	// starts.
+	var (
+		sigs     chan os.Signal
+		sigReady chan struct{}
+	)
+	if !o.dryRun {
+		sigs = make(chan os.Signal, 1)
+		sigReady = make(chan struct{})
+		go func() {
+			signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+			close(sigReady)
+		}()
+		// Removing the handlers is another round trip per signal: sbx's
+		// main skips it, as the process exits right after (a signal that
+		// arrives after the command ended then exits with 128+N, below);
+		// callers that go on (tests) get them removed.
+		if !exitsAfterRun {
+			defer func() {
+				<-sigReady
+				signal.Stop(sigs)
+			}()
+		}
 	}
 
 	p, err := loadProfile(o.profile, o.artifact)
@@ -223,19 +255,25 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	// group, a short grace, then SIGKILL to whatever remains.
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-	defer signal.Stop(sigs)
+	<-sigReady
 	var received syscall.Signal
 	stopWatch := make(chan struct{})
 	watchDone := make(chan struct{})
 	go func() {
-		defer close(watchDone)
 		select {
 		case s := <-sigs:
 			received = s.(syscall.Signal)
 			cancel()
+			close(watchDone)
+			return
 		case <-stopWatch:
+		}
+		close(watchDone)
+		if exitsAfterRun {
+			// The command has ended and the handlers stay installed: a
+			// signal now ends sbx as it would without them (status 128+N).
+			s := <-sigs
+			os.Exit(128 + int(s.(syscall.Signal)))
 		}
 	}()
 

@@ -52,7 +52,14 @@ func DefaultBindings(cwd string, getenv func(string) string) (ir.Bindings, error
 	if !filepath.IsAbs(tmp) {
 		tmp = "/tmp"
 	}
-	b[ir.AnchorTmpdir] = []string{canon(tmp)}
+	tmp = canon(tmp)
+	if sys := systemDir(tmp); sys != "" && tmp != "/dev/shm" {
+		// {tmpdir} is writable in most profiles: TMPDIR=/ (or /etc, /usr)
+		// in the caller's environment would make the whole file system (or
+		// a system directory) writable without the caller asking for it.
+		return nil, fmt.Errorf("binding {tmpdir}: TMPDIR=%s would make %s writable; refusing (unset TMPDIR or point it at a scratch directory)", getenv("TMPDIR"), sys)
+	}
+	b[ir.AnchorTmpdir] = []string{tmp}
 	b[ir.AnchorSlashTmp] = []string{canon("/tmp")}
 	var pd []string
 	for _, p := range PlatformDefaults {
@@ -62,6 +69,45 @@ func DefaultBindings(cwd string, getenv func(string) string) (ir.Bindings, error
 	}
 	b[ir.AnchorPlatform] = pd
 	return b, nil
+}
+
+// systemDirs are directories a temporary directory must never be, contain
+// or lie in.
+var systemDirs = append([]string{"/boot", "/dev", "/proc", "/sys"}, PlatformDefaults...)
+
+// systemDir returns the system directory p is, contains or lies in ("/" for
+// the root), or "".
+func systemDir(p string) string {
+	if p == "/" {
+		return "/"
+	}
+	for _, d := range systemDirs {
+		if p == d || strings.HasPrefix(p, d+"/") || strings.HasPrefix(d, p+"/") {
+			return d
+		}
+	}
+	return ""
+}
+
+// CheckWritableCwd refuses a spec that makes the bound working directory
+// writable when it is "/" or is or contains a system directory: sbx binds
+// {cwd} to its own working directory by default, so a workspace profile run
+// by a service whose working directory is / would make every file on the
+// machine writable (cron, systemd units, shell profiles: code that runs
+// outside the sandbox) without anyone asking for it. A profile that writes
+// / on purpose says so with a rule on root (network-off), not with cwd.
+func CheckWritableCwd(s *Spec, cwd string) error {
+	for _, m := range s.Mounts {
+		if m.Kind != MountReadWrite || m.Path != cwd {
+			continue
+		}
+		sys := systemDir(cwd)
+		if sys == "" || (cwd != "/" && !strings.HasPrefix(sys, cwd+"/") && sys != cwd) {
+			return nil // a directory below a system directory (/usr/local/src) is fine
+		}
+		return fmt.Errorf("binding {cwd}: the working directory %s would make %s writable; refusing (pass --cwd with a project directory)", cwd, sys)
+	}
+	return nil
 }
 
 // ParseBindings parses "anchor=/path" flags (for exports bound elsewhere).

@@ -1,4 +1,4 @@
-package landlock
+package landlock_test
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"github.com/sbx-dev/sbx/builtin"
 	"github.com/sbx-dev/sbx/compiler"
 	"github.com/sbx-dev/sbx/ir"
+	"github.com/sbx-dev/sbx/targets/landlock"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden.json")
@@ -43,7 +44,7 @@ func profiles(t *testing.T) map[string]*ir.Profile {
 // rewrites them).
 func TestGolden(t *testing.T) {
 	for name, p := range profiles(t) {
-		pl, err := Compile(p)
+		pl, err := landlock.Compile(p)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -71,15 +72,15 @@ func TestGolden(t *testing.T) {
 // whose lists were shuffled, and expects identical bytes.
 func TestDeterministic(t *testing.T) {
 	for name, p := range profiles(t) {
-		a, _ := Compile(p)
-		b, _ := Compile(p)
+		a, _ := landlock.Compile(p)
+		b, _ := landlock.Compile(p)
 		ja, _ := json.Marshal(a)
 		jb, _ := json.Marshal(b)
 		if !bytes.Equal(ja, jb) {
 			t.Errorf("%s: two compilations differ", name)
 		}
 		// The plan survives its JSON encoding (artifacts store it).
-		var back Plan
+		var back landlock.Plan
 		dec := json.NewDecoder(bytes.NewReader(ja))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&back); err != nil {
@@ -93,25 +94,25 @@ func TestDeterministic(t *testing.T) {
 }
 
 // fakeView is an in-memory filesystem for layout tests.
-type fakeView map[string]Kind
+type fakeView map[string]landlock.Kind
 
-func (v fakeView) Lstat(p string) Kind {
+func (v fakeView) Lstat(p string) landlock.Kind {
 	if k, ok := v[p]; ok {
 		return k
 	}
-	return KindMissing
+	return landlock.KindMissing
 }
-func (v fakeView) Stat(p string) Kind {
+func (v fakeView) Stat(p string) landlock.Kind {
 	k := v.Lstat(p)
-	if k == KindSymlink {
-		return KindDir
+	if k == landlock.KindSymlink {
+		return landlock.KindDir
 	}
 	return k
 }
 func (v fakeView) Subdirs(dir string) []string {
 	var out []string
 	for p, k := range v {
-		if k == KindDir && strings.HasPrefix(p, dir+"/") && !strings.Contains(p[len(dir)+1:], "/") {
+		if k == landlock.KindDir && strings.HasPrefix(p, dir+"/") && !strings.Contains(p[len(dir)+1:], "/") {
 			out = append(out, p[len(dir)+1:])
 		}
 	}
@@ -134,15 +135,15 @@ func TestLayoutAgainstModel(t *testing.T) {
 		},
 		Protect: []ir.ProtectRule{{Name: ".git"}},
 	}, Network: ir.Network{Mode: ir.NetworkNone}}
-	v := fakeView{"/": KindDir, "/w": KindDir, "/w/.git": KindDir, "/w/vendor": KindDir, "/w/vendor/gen": KindDir,
-		"/w/vendor/gen/.git": KindDir, "/w/src": KindDir, "/h": KindDir, "/h/.ssh": KindDir, "/h/.ssh/pub": KindFile, "/dev": KindDir}
+	v := fakeView{"/": landlock.KindDir, "/w": landlock.KindDir, "/w/.git": landlock.KindDir, "/w/vendor": landlock.KindDir, "/w/vendor/gen": landlock.KindDir,
+		"/w/vendor/gen/.git": landlock.KindDir, "/w/src": landlock.KindDir, "/h": landlock.KindDir, "/h/.ssh": landlock.KindDir, "/h/.ssh/pub": landlock.KindFile, "/dev": landlock.KindDir}
 	b := ir.Bindings{"cwd": {"/w"}, "home": {"/h"}}
 	bd, err := p.Bind(b)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pl, _ := Compile(p)
-	_, rep, err := pl.Bind(b, BindOptions{KernelABI: 7, View: v})
+	pl, _ := landlock.Compile(p)
+	_, rep, err := pl.Bind(b, landlock.BindOptions{KernelABI: 7, View: v})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,23 +153,23 @@ func TestLayoutAgainstModel(t *testing.T) {
 		ll := ir.Deny
 		for _, g := range rep.Grants {
 			if ir.PathWithin(path, g.Path) {
-				if g.Rights&FSMakeReg != 0 || g.Rights&FSWriteFile != 0 {
+				if g.Rights&landlock.FSMakeReg != 0 || g.Rights&landlock.FSWriteFile != 0 {
 					ll = max(ll, ir.Write)
-				} else if g.Rights&FSReadFile != 0 {
+				} else if g.Rights&landlock.FSReadFile != 0 {
 					ll = max(ll, ir.Read)
 				}
 			}
 		}
 		state, depth := ir.Read, -1 // base read-only
 		for _, m := range rep.Mounts {
-			if ir.PathWithin(path, m.Path) && ir.Depth(m.Path) > depth && m.Kind != MountProc {
+			if ir.PathWithin(path, m.Path) && ir.Depth(m.Path) > depth && m.Kind != landlock.MountProc {
 				depth = ir.Depth(m.Path)
 				switch m.Kind {
-				case MountReadWrite:
+				case landlock.MountReadWrite:
 					state = ir.Write
-				case MountReadOnly, MountBaseReadOnly:
+				case landlock.MountReadOnly, landlock.MountBaseReadOnly:
 					state = ir.Read
-				case MountMask:
+				case landlock.MountMask:
 					state = ir.Deny
 					for _, k := range m.Keep {
 						if ir.PathWithin(path, m.Path+"/"+k.Rel) {
@@ -192,18 +193,18 @@ func TestLayoutAgainstModel(t *testing.T) {
 	// Remove /w/vendor/gen/.git: gen and the chain above it become
 	// non-creatable, /w/src keeps full rights.
 	delete(v, "/w/vendor/gen/.git")
-	_, rep, _ = pl.Bind(b, BindOptions{KernelABI: 7, View: v})
+	_, rep, _ = pl.Bind(b, landlock.BindOptions{KernelABI: 7, View: v})
 	if len(rep.NoCreate) != 1 || rep.NoCreate[0].Dir != "/w/vendor/gen" {
 		t.Fatalf("no_create: %+v", rep.NoCreate)
 	}
 	for _, g := range rep.Grants {
 		switch g.Path {
 		case "/w", "/w/vendor/gen":
-			if g.Rights&FSMakeReg != 0 {
+			if g.Rights&landlock.FSMakeReg != 0 {
 				t.Errorf("%s keeps make_reg", g.Path)
 			}
 		case "/w/src":
-			if g.Rights != WriteRights || !g.NoFollow {
+			if g.Rights != landlock.WriteRights || !g.NoFollow {
 				t.Errorf("/w/src re-grant: %+v", g)
 			}
 		}

@@ -73,7 +73,9 @@ func seccompFor(n ir.Network, abi int) SeccompSpec {
 	return s
 }
 
-// fixedDenials is the documented always-denied part of the filter.
+// fixedDenials is the documented always-denied part of the filter, as
+// shown by plans and dry runs. Keep it in step with the filter
+// (launch/seccomp_linux.go).
 var fixedDenials = []string{
 	"architecture other than the native one (int 0x80 / 32-bit entry) and x32 system calls: ENOSYS",
 	"io_uring_setup/enter/register (would bypass the socket filter): EPERM",
@@ -84,7 +86,9 @@ var fixedDenials = []string{
 	"bpf, perf_event_open, userfaultfd, kexec_load, kexec_file_load, init/finit/delete_module, iopl, ioperm, acct, quotactl, swapon, swapoff, reboot, syslog, open_by_handle_at, name_to_handle_at: EPERM",
 	"mknod/mknodat of character or block devices: EPERM",
 	"setuid/setgid mode bits: chmod, fchmod, fchmodat, fchmodat2, and open/openat/creat (O_CREAT or O_TMPFILE) or mknod creating a file with them: EPERM; openat2: ENOSYS (its mode is behind a pointer; libc falls back to openat)",
-	"ioctl TIOCSTI and TIOCLINUX (terminal input injection): EPERM",
+	"ioctl TIOCSTI and TIOCLINUX (terminal input injection), TIOCCONS (console redirection), TIOCSETD (line disciplines, which can autoload kernel modules): EPERM",
+	"fanotify_init (its marks are not checked by Landlock): EPERM",
+	"renameat2 with RENAME_WHITEOUT (creates a 0:0 character device): EPERM",
 	"personality other than PER_LINUX, PER_LINUX32 or a query: EPERM",
 }
 

@@ -48,6 +48,30 @@ func applyMounts(ops []landlock.MountOp) error {
 			return fmt.Errorf("%s %s (%s): %w", op.Kind, op.Path, op.Why, err)
 		}
 	}
+	return kernelStateReadOnly()
+}
+
+// kernelStateReadOnly makes /sys (with everything mounted below it) read-only
+// whatever the profile's writable roots: a writable root at or above it
+// (write root in network-off, a workspace at /) cloned the host's
+// read-write sysfs, whose files change the kernel, not a file system
+// (/sys/power/state, cgroups, tracing), and most only check the owner,
+// root. The fresh /proc is mounted read-only for the same reason
+// (/proc/sys/kernel/core_pattern runs a helper outside every namespace).
+func kernelStateReadOnly() error {
+	var st unix.Stat_t
+	if err := unix.Lstat("/sys", &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		return nil
+	}
+	err := setattr(unix.AT_FDCWD, "/sys", unix.AT_RECURSIVE, unix.MOUNT_ATTR_RDONLY|unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV|unix.MOUNT_ATTR_NOEXEC, 0)
+	if err == unix.EINVAL {
+		// Not a mount point (no sysfs): a plain directory, covered by the
+		// view like any other.
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("making /sys read-only: %w", err)
+	}
 	return nil
 }
 
@@ -85,7 +109,8 @@ func (m *mounter) apply(op landlock.MountOp) error {
 		}
 		return m.keepMask(op)
 	case landlock.MountProc:
-		return unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "")
+		// Read-only whatever the writable roots (see kernelStateReadOnly).
+		return unix.Mount("proc", "/proc", "proc", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "")
 	}
 	return fmt.Errorf("unknown mount operation %q", op.Kind)
 }

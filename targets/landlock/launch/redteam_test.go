@@ -794,3 +794,273 @@ func TestRedTeamSetIDBits(t *testing.T) {
 		}
 	})
 }
+
+// ---------------------------------------------------------------------------
+// Second pass.
+
+// TestRedTeam2SupervisorProcPid1: the supervisor's worker is a thread of
+// PID 1, so a /proc path the caller's own-prefix rewrite does not catch
+// (/proc/1/..., /proc/./self/...) names the supervisor itself, and a thread
+// passes every ptrace check on its own process (same thread group) although
+// PID 1 is non-dumpable: open("/proc/1/mem", O_RDONLY|O_CREAT) gave the
+// command a descriptor on the supervisor's memory (and maps, environ, ...),
+// and so did an O_PATH descriptor on /proc/1/mem (which the command may
+// take: O_PATH does not open the file) reopened with O_CREAT through
+// /proc/self/fd/N or /dev/fd/N, which the supervisor reopens itself.
+// Every such open must fail (EACCES), as the plain open does.
+func TestRedTeam2SupervisorProcPid1(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is missing")
+	}
+	script := `python3 -c '
+import os
+for p in ["/proc/1/mem", "/proc/1/maps", "/proc/1/environ", "/proc/./self/mem", "/proc/1/task/1/mem", "/proc/1/fdinfo/0", "/proc/1/../1/maps"]:
+    for fl in [os.O_RDONLY, os.O_RDONLY|os.O_CREAT]:
+        try:
+            fd = os.open(p, fl)
+            os.read(fd, 1) if not p.endswith("mem") else None
+            print(p, "creat" if fl else "plain", "OPENED" if fl or "self" not in p else "own")
+        except OSError as e:
+            print(p, "creat" if fl else "plain", e.errno)
+    # An O_PATH descriptor (no open() of the proc file) reopened through
+    # the own magic link of the caller, which the supervisor reopens.
+    try:
+        o = os.open(p, os.O_PATH)
+    except OSError as e:
+        continue
+    for via in ["/proc/self/fd/%d" % o, "/dev/fd/%d" % o, "/proc/thread-self/fd/%d" % o]:
+        try:
+            fd = os.open(via, os.O_RDONLY|os.O_CREAT)
+            print(p, via, "OPENED")
+        except OSError as e:
+            print(p, "via", e.errno)
+    d = os.open("/proc/1", os.O_PATH|os.O_DIRECTORY)
+    try:
+        os.open("mem", os.O_RDONLY|os.O_CREAT, dir_fd=d)
+        print("dirfd OPENED")
+    except OSError as e:
+        print("dirfd", e.errno)
+'`
+	asUser(t, func(t *testing.T, u user) {
+		f := newFixture(t, u)
+		r := rtShell(t, f, "workspace", f.nogit, script)
+		if strings.Contains(r.Stdout, "OPENED") || !strings.Contains(r.Stdout, "/proc/1/mem creat") || !strings.Contains(r.Stdout, "dirfd ") {
+			t.Errorf("PID 1's /proc entries reachable through the supervisor:\n%s%s", r.Stdout, r.Stderr)
+		}
+	})
+}
+
+// TestRedTeam2SignalPID1: in supervised mode the command may signal PID 1
+// (same uid; the main thread is in its Landlock domain). The kernel drops
+// default-action signals sent to a namespace's init from inside, but the Go
+// runtime handles every signal: kill -QUIT 1 (or SEGV, ABRT, BUS, ...) made
+// the supervisor print its goroutines, registers and addresses on the
+// command's stderr and exit 2, reported as the command's own exit status.
+// The supervisor must ignore them: the command goes on and its own status
+// is reported.
+func TestRedTeam2SignalPID1(t *testing.T) {
+	asUser(t, func(t *testing.T, u user) {
+		f := newFixture(t, u)
+		r := rtShell(t, f, "workspace", f.nogit, "for s in QUIT SEGV ABRT BUS FPE ILL TRAP SYS USR1 USR2 PIPE ALRM XCPU XFSZ VTALRM PROF IO PWR; do kill -$s 1 || echo fail $s; done; sleep 0.3; mkdir d && echo alive; exit 3")
+		if r.ExitCode != 3 || r.Stdout != "alive\n" || strings.Contains(r.Stderr, "goroutine") {
+			t.Errorf("exit %d %q %.300q", r.ExitCode, r.Stdout, r.Stderr)
+		}
+	})
+}
+
+// TestRedTeam2TmpdirEnv: {tmpdir} is bound from sbx's own environment
+// (TMPDIR), which an agent host passes through, and the workspace profile
+// makes it writable: TMPDIR=/ made the whole file system writable (and
+// TMPDIR=/etc made /etc writable) without the caller asking for it. sbx
+// must refuse such a binding (125) instead.
+func TestRedTeam2TmpdirEnv(t *testing.T) {
+	asUser(t, func(t *testing.T, u user) {
+		f := newFixture(t, u)
+		for _, tmp := range []string{"/", "/etc", "/usr/lib", "//", "/var/.."} {
+			r := rtRun(t, rtOpts{u: u, env: []string{"HOME=" + f.home, "TMPDIR=" + tmp},
+				args: []string{"--profile", "workspace", "--cwd", f.ws, "--", "/bin/sh", "-c", "touch " + f.outside + "/pwned; echo ran"}})
+			if r.ExitCode != 125 || r.SbxError == "" || fileExists(f.outside+"/pwned") {
+				t.Errorf("TMPDIR=%s: exit %d %q %q pwned=%v", tmp, r.ExitCode, r.Stdout, r.SbxError, fileExists(f.outside+"/pwned"))
+			}
+		}
+		// A scratch TMPDIR works and is writable.
+		r := rtRun(t, rtOpts{u: u, env: []string{"HOME=" + f.home, "TMPDIR=" + f.outside},
+			args: []string{"--profile", "workspace", "--cwd", f.ws, "--", "/bin/sh", "-c", "touch " + f.outside + "/ok && echo ran"}})
+		if r.ExitCode != 0 || r.Stdout != "ran\n" {
+			t.Errorf("TMPDIR=%s: exit %d %q %q %q", f.outside, r.ExitCode, r.Stdout, r.Stderr, r.SbxError)
+		}
+	})
+}
+
+// TestRedTeam2TmpfileLinkEmptyPath: linkat(fd, "", ..., AT_EMPTY_PATH) of an
+// O_TMPFILE (the documented way to publish a temporary file) went to the
+// supervisor, whose worker does not hold the file's opener credentials:
+// the kernel then wants CAP_DAC_READ_SEARCH and fails with ENOENT. It must
+// work as without the supervisor.
+func TestRedTeam2TmpfileLinkEmptyPath(t *testing.T) {
+	rt := rtHelper(t)
+	asUser(t, func(t *testing.T, u user) {
+		f := newFixture(t, u)
+		script := rt + " tmpfile-link pub && ls pub; " + rt + " tmpfile-link .git; ls -d .git 2>&1 | grep -c 'No such'"
+		if r := rtShell(t, f, "workspace", f.ws, script); r.Stdout != "ok\npub\nEEXIST\n0\n" {
+			t.Fatalf("control (unsupervised, .git exists): %q %q", r.Stdout, r.Stderr)
+		}
+		if r := rtShell(t, f, "workspace", f.nogit, script); r.Stdout != "ok\npub\nEACCES\n1\n" {
+			t.Errorf("supervised: %q %q", r.Stdout, r.Stderr)
+		}
+	})
+}
+
+// TestRedTeam2TtyIoctlsAndFanotify: TIOCSETD on a pty of the private devpts
+// attaches any line discipline, autoloading its module when
+// dev.tty.ldisc_autoload is set (kernel attack surface: n_gsm, n_hdlc, ...);
+// TIOCCONS redirects the console; fanotify_init gives marks Landlock does
+// not check. All are denied (EPERM). Control: TIOCSETD N_TTY on a scratch
+// pty works unsandboxed (TIOCCONS and fanotify are not tried outside: the
+// console and notification groups are host state).
+func TestRedTeam2TtyIoctlsAndFanotify(t *testing.T) {
+	rt := rtHelper(t)
+	if out, _ := exec.Command(rt, "tiocsetd", "0").Output(); string(out) != "ok\n" {
+		t.Skipf("control: TIOCSETD N_TTY unsandboxed: %q", out)
+	}
+	asUser(t, func(t *testing.T, u user) {
+		for _, dir := range []string{"ws", "nogit"} {
+			f := newFixture(t, u)
+			r := rtShell(t, f, "workspace", filepath.Join(f.base, dir), rt+" tiocsetd 0; "+rt+" tiocsetd 15; "+rt+" tioccons; "+rt+" fanotify")
+			if r.Stdout != "EPERM\nEPERM\nEPERM\nEPERM\n" {
+				t.Errorf("%s: %q %q", dir, r.Stdout, r.Stderr)
+			}
+		}
+	})
+}
+
+// TestRedTeam2InotifyUnreadable: Landlock does not mediate
+// inotify_add_watch (no path_notify hook), so a command can watch a
+// directory its profile does not let it read (outside every rule, not
+// masked) and learns the name of every entry created there while it runs
+// (and IN_ACCESS/IN_MODIFY timing of files in it). Masked paths (~/.ssh)
+// are empty tmpfs mounts and leak nothing.
+func TestRedTeam2InotifyUnreadable(t *testing.T) {
+	t.Skip("HOLE: inotify_add_watch is not checked by Landlock: entry names created in unreadable directories leak (needs the supervisor to check read access before adding a watch, or denying inotify)")
+	rt := rtHelper(t)
+	asUser(t, func(t *testing.T, u user) {
+		f := newFixture(t, u)
+		go func() {
+			time.Sleep(500 * time.Millisecond)
+			os.WriteFile(f.outside+"/SECRETNAME", nil, 0o644)
+		}()
+		// t-narrow reads only its cwd (not even /bin): a static copy of rt.
+		data, err := os.ReadFile(rt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f.ws+"/rt", data, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		r := rtRun(t, rtOpts{u: u, env: []string{"HOME=" + f.home},
+			args: []string{"--artifact", filepath.Join(bin, "t-narrow.json"), "--cwd", f.ws, "--", f.ws + "/rt", "inotify", f.outside}})
+		if !strings.Contains(r.Stdout, "watching") {
+			t.Fatalf("no watch: %q %q %q", r.Stdout, r.Stderr, r.SbxError)
+		}
+		if strings.Contains(r.Stdout, "SECRETNAME") {
+			t.Errorf("name created in an unreadable directory leaked: %q", r.Stdout)
+		}
+	})
+}
+
+// TestRedTeam2RenameWhiteout: renameat2(RENAME_WHITEOUT) is unprivileged
+// since Linux 5.8 and Landlock does not ask for make_char: it left a
+// character device node (0:0) in a writable root, in both modes (the
+// supervisor performed it too). A whiteout hides the lower file when the
+// directory is used as an overlayfs upper layer. Denied (EPERM); a plain
+// rename still works.
+func TestRedTeam2RenameWhiteout(t *testing.T) {
+	rt := rtHelper(t)
+	scratch := t.TempDir()
+	os.WriteFile(scratch+"/a", nil, 0o644)
+	cmd := exec.Command(rt, "whiteout", "a", "b")
+	cmd.Dir = scratch
+	if out, _ := cmd.Output(); string(out) != "ok\n" {
+		t.Skipf("control: RENAME_WHITEOUT unsandboxed: %q", out)
+	}
+	if st, err := os.Lstat(scratch + "/a"); err != nil || st.Mode()&os.ModeCharDevice == 0 {
+		t.Fatalf("control: no whiteout left: %v %v", st, err)
+	}
+	asUser(t, func(t *testing.T, u user) {
+		for _, dir := range []string{"ws", "nogit"} {
+			f := newFixture(t, u)
+			cwd := filepath.Join(f.base, dir)
+			r := rtShell(t, f, "workspace", cwd, rt+" whiteout file wo; "+rt+" whiteout sub/file sub/wo; mv file moved && echo moved")
+			if r.Stdout != "EPERM\nEPERM\nmoved\n" {
+				t.Errorf("%s: %q %q", dir, r.Stdout, r.Stderr)
+			}
+			for _, p := range []string{"file", "sub/file"} {
+				if st, err := os.Lstat(filepath.Join(cwd, p)); err == nil && st.Mode()&os.ModeDevice != 0 {
+					t.Errorf("%s: device node left at %s", dir, p)
+				}
+			}
+		}
+	})
+}
+
+// TestRedTeam2KernelStateWritable: a writable root at or above /proc or
+// /sys — network-off (write root), or a workspace whose cwd is / (sbx run
+// from a service whose working directory is /) — left the fresh /proc and
+// the cloned host sysfs read-write, and a root command could open
+// /proc/sys/kernel/core_pattern (a pipe helper runs as root outside every
+// namespace: out of network-off's network cut) and /sys files (power
+// state, tracing, cgroups) for writing. Both are read-only whatever the
+// profile (EROFS). Nothing is written: opening O_WRONLY is the probe, and
+// there is no unsandboxed control (host state).
+func TestRedTeam2KernelStateWritable(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is missing")
+	}
+	script := `python3 -c '
+import os
+for p in ["/proc/sys/kernel/core_pattern", "/proc/sys/vm/drop_caches", "/proc/sysrq-trigger", "/sys/kernel/mm/transparent_hugepage/enabled", "/sys/power/state", "/proc/self/oom_score_adj"]:
+    if not os.path.exists(p):
+        continue
+    try:
+        os.close(os.open(p, os.O_WRONLY))
+        print(p, "WRITABLE")
+    except OSError as e:
+        print(p, e.errno)
+'; echo ok > /dev/stderr; echo fd1 > /proc/self/fd/1`
+	asUser(t, func(t *testing.T, u user) {
+		f := newFixture(t, u)
+		for _, c := range [][2]string{{"network-off", f.ws}, {"network-off", "/"}} {
+			r := rtShell(t, f, c[0], c[1], script)
+			if strings.Contains(r.Stdout, "WRITABLE") || !strings.Contains(r.Stdout, "core_pattern") || !strings.HasSuffix(r.Stdout, "fd1\n") || r.Stderr != "ok\n" {
+				t.Errorf("%s in %s: %q %q", c[0], c[1], r.Stdout, r.Stderr)
+			}
+		}
+	})
+}
+
+// TestRedTeam2WritableCwdRoot: {cwd} defaults to sbx's own working
+// directory, so the workspace profile run by a service whose working
+// directory is / (systemd's default) made every file writable: cron,
+// systemd units and shell profiles then run the command's code outside the
+// sandbox. sbx refuses a writable cwd that is / or is or contains a system
+// directory (125); a directory below one (/usr/local) and read-only
+// profiles are fine.
+func TestRedTeam2WritableCwdRoot(t *testing.T) {
+	asUser(t, func(t *testing.T, u user) {
+		f := newFixture(t, u)
+		for _, cwd := range []string{"/", "/etc", "/usr"} {
+			r := rtRun(t, rtOpts{u: u, env: []string{"HOME=" + f.home},
+				args: []string{"--profile", "workspace", "--cwd", cwd, "--", "/bin/sh", "-c", "echo ran"}})
+			if r.ExitCode != 125 || !strings.Contains(r.SbxError, "would make") || r.Stdout != "" {
+				t.Errorf("workspace in %s: exit %d %q %q", cwd, r.ExitCode, r.Stdout, r.SbxError)
+			}
+		}
+		for _, c := range [][2]string{{"workspace", "/usr/local"}, {"read-only", "/"}, {"network-off", "/"}} {
+			r := rtRun(t, rtOpts{u: u, env: []string{"HOME=" + f.home},
+				args: []string{"--profile", c[0], "--cwd", c[1], "--", "/bin/sh", "-c", "echo ran"}})
+			if r.ExitCode != 0 || r.Stdout != "ran\n" {
+				t.Errorf("%s in %s: exit %d %q %q %q", c[0], c[1], r.ExitCode, r.Stdout, r.Stderr, r.SbxError)
+			}
+		}
+	})
+}

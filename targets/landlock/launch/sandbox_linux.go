@@ -54,6 +54,11 @@ func New(plan *landlock.Plan, b ir.Bindings, o Options) (*Sandbox, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cwd := b[ir.AnchorCwd]; len(cwd) == 1 {
+		if err := landlock.CheckWritableCwd(spec, cwd[0]); err != nil {
+			return nil, err
+		}
+	}
 	return &Sandbox{spec: spec, report: rep}, nil
 }
 

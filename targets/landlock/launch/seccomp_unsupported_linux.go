@@ -28,3 +28,6 @@ func supervisorAvailable() bool { return false }
 func runSupervised(spec *landlock.Spec) {
 	fail(exitSetup, "sbx: the seccomp supervisor is not available on %s", runtime.GOARCH)
 }
+
+// retUserNotif is SECCOMP_RET_USER_NOTIF (the probe asks the kernel about it).
+const retUserNotif = 0x7fc00000

@@ -173,6 +173,17 @@ func runSupervised(spec *landlock.Spec) {
 	// handler; the Go runtime installs one.
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	// The command can signal PID 1 (same uid, and the main thread is in its
+	// Landlock domain). Signals with the default action are dropped by the
+	// kernel for a namespace's init, but the Go runtime has a handler for
+	// every signal: SIGQUIT, SIGSEGV, SIGABRT, ... sent with kill(1, ...)
+	// made the supervisor dump its goroutines and registers on the
+	// command's stderr and exit 2, reported as the command's status. They
+	// are ignored when sent by a process (a fault the kernel raises in the
+	// supervisor itself still crashes it).
+	signal.Ignore(syscall.SIGQUIT, syscall.SIGILL, syscall.SIGTRAP, syscall.SIGABRT, syscall.SIGBUS, syscall.SIGFPE,
+		syscall.SIGSEGV, syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGPIPE, syscall.SIGALRM, syscall.SIGSTKFLT,
+		syscall.SIGXCPU, syscall.SIGXFSZ, syscall.SIGVTALRM, syscall.SIGPROF, syscall.SIGIO, syscall.SIGPWR, syscall.SIGSYS)
 
 	lfd, err := p.restrict(true)
 	if err != nil {
@@ -742,6 +753,17 @@ func (r *resolver) parentOf(dirfd int, p string, guard bool) (int, string, unix.
 	if err != nil {
 		return -1, "", errnoOf(err, unix.EACCES)
 	}
+	// Nothing in /proc is created, opened or linked by the worker: it is a
+	// thread of PID 1, so /proc/1 (and /proc/self reached any other way
+	// than the caller's own prefix, which self rewrote) is its own process,
+	// which passes every ptrace check the command's non-dumpable PID 1
+	// otherwise fails: open("/proc/1/mem", O_RDONLY|O_CREAT) would read the
+	// supervisor's memory. The caller's own magic links (/proc/self/fd/N,
+	// cwd) never get here. /proc is read-only to the command anyway.
+	if onProc(pfd) {
+		unix.Close(pfd)
+		return -1, "", unix.EACCES
+	}
 	if guard && r.sv.names[name] {
 		var st unix.Stat_t
 		if err := unix.Fstat(pfd, &st); err != nil || r.sv.guard[dirKey{st.Dev, st.Ino}][name] {
@@ -786,15 +808,26 @@ func (r *resolver) link(fds [2]int, paths [2]string, flags int) unix.Errno {
 	}
 	defer unix.Close(pfd)
 	if paths[1] == "" { // AT_EMPTY_PATH: the caller's descriptor itself
-		return errnoOf(unix.Linkat(dirOr(fds[1]), "", pfd, name, flags), 0)
+		if flags&unix.AT_EMPTY_PATH == 0 || fds[1] < 0 {
+			return unix.ENOENT
+		}
+		if onProc(fds[1]) {
+			return unix.EXDEV
+		}
+		// The kernel allows AT_EMPTY_PATH without CAP_DAC_READ_SEARCH only
+		// for a file opened with the caller's credentials, which the
+		// worker's are not (an O_TMPFILE then failed with ENOENT). The
+		// magic link of the duplicate is equivalent and needs no capability
+		// (an unlinked file that is not an O_TMPFILE still fails: ENOENT).
+		return errnoOf(unix.Linkat(atFdcwd, "/proc/thread-self/fd/"+strconv.Itoa(fds[1]), pfd, name, unix.AT_SYMLINK_FOLLOW), 0)
 	}
 	odir, op, file, errno := r.self(fds[1], paths[1])
 	if errno != 0 {
 		return errno
 	}
 	if file >= 0 {
-		if flags&unix.AT_SYMLINK_FOLLOW == 0 {
-			return unix.EXDEV // the magic link itself lives in /proc
+		if flags&unix.AT_SYMLINK_FOLLOW == 0 || onProc(file) {
+			return unix.EXDEV // the magic link itself, or a file, in /proc
 		}
 		return errnoOf(unix.Linkat(atFdcwd, "/proc/thread-self/fd/"+strconv.Itoa(file), pfd, name, unix.AT_SYMLINK_FOLLOW), 0)
 	}
@@ -812,6 +845,9 @@ func (r *resolver) link(fds [2]int, paths [2]string, flags int) unix.Errno {
 // rename checks the new name, and with RENAME_EXCHANGE the old one too (it
 // receives the other entry).
 func (r *resolver) rename(fds [2]int, paths [2]string, flags uint) unix.Errno {
+	if flags&unix.RENAME_WHITEOUT != 0 {
+		return unix.EPERM // a device node (the filter denies it already)
+	}
 	npfd, nname, errno := r.parent(fds[0], paths[0])
 	if errno == unix.EEXIST {
 		errno = unix.EXDEV // onto an entry of /proc
@@ -883,6 +919,10 @@ func (r *resolver) open(dirfd int, p string, flags int, mode uint32) (int, int, 
 				return -1, -1, unix.EEXIST
 			case flags&unix.O_NOFOLLOW != 0:
 				return -1, -1, unix.ELOOP
+			case onProc(file):
+				// An O_PATH descriptor on /proc/1/mem (or any /proc file):
+				// reopened by a thread of PID 1, it would be PID 1's own.
+				return -1, -1, unix.EACCES
 			}
 			var st unix.Stat_t
 			if err := unix.Fstat(file, &st); err != nil {

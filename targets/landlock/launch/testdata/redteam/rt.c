@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/inotify.h>
+#include <sys/fanotify.h>
+#include <termios.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -115,6 +118,35 @@ int main(int argc, char **argv) {
 		char b[32] = {0};
 		if (read(s, b, sizeof b - 1) < 0) R(-1);
 		printf("connected: %s\n", b); return 0;
+	}
+	if (!strcmp(op, "tmpfile-link")) { // tmpfile-link NAME: O_TMPFILE in . then linkat(AT_EMPTY_PATH)
+		int fd = open(".", O_TMPFILE | O_RDWR, 0600);
+		if (fd < 0) R(-1);
+		R(linkat(fd, "", AT_FDCWD, argv[2], AT_EMPTY_PATH));
+	}
+	if (!strcmp(op, "whiteout")) // whiteout OLD NEW: renameat2(RENAME_WHITEOUT) leaves a 0:0 char device at OLD
+		R(syscall(SYS_renameat2, AT_FDCWD, argv[2], AT_FDCWD, argv[3], 4 /* RENAME_WHITEOUT */));
+	if (!strcmp(op, "fanotify")) R(fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_FID, 0));
+	if (!strcmp(op, "tiocsetd")) { // tiocsetd LDISC: on a fresh pty master
+		int m = open("/dev/ptmx", O_RDWR | O_NOCTTY);
+		if (m < 0) R(-1);
+		int ld = atoi(argv[2]);
+		R(ioctl(m, TIOCSETD, &ld));
+	}
+	if (!strcmp(op, "tioccons")) { // tioccons: redirect the console to a fresh pty
+		int m = open("/dev/ptmx", O_RDWR | O_NOCTTY);
+		if (m < 0) R(-1);
+		R(ioctl(m, TIOCCONS));
+	}
+	if (!strcmp(op, "inotify")) { // inotify DIR: print the name of the first entry created in DIR
+		int in = inotify_init1(0);
+		if (in < 0 || inotify_add_watch(in, argv[2], IN_CREATE) < 0) R(-1);
+		printf("watching\n"); fflush(stdout);
+		alarm(5);
+		char b[4096] __attribute__((aligned(8)));
+		if (read(in, b, sizeof b) <= 0) R(-1);
+		struct inotify_event *e = (void *)b;
+		printf("event %s\n", e->len ? e->name : ""); return 0;
 	}
 	printf("unknown op\n");
 	return 2;
