@@ -3,7 +3,7 @@
 // one ir.Profile per declared profile, with diagnostics that point at the
 // author's source.
 //
-// The language is documented in README_SECTION.md next to this file. In
+// The language is documented in the repository README ("Writing profiles"). In
 // short: a file holds `profile "NAME" { ... }` blocks with filesystem,
 // network and process blocks; paths are absolute, start with "~", or name an
 // anchor (root, cwd, home, tmpdir, slash_tmp, platform_defaults) that stays

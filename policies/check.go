@@ -64,7 +64,7 @@ func (in Input) names() (file, artifact string) {
 }
 
 // InputDocument returns the Rego input for in, as JSON: what policy sees
-// as input (see README_SECTION.md).
+// as input (see "The Rego input" in the README).
 func InputDocument(in Input) ([]byte, error) {
 	if in.Profile == nil {
 		return nil, errors.New("no profile")

@@ -121,7 +121,7 @@ func fidelityValue(fid map[string]FidelityReport) *ast.Term {
 	return ast.ObjectTerm(items...)
 }
 
-// inputValue builds the Rego input for in (see README_SECTION.md):
+// inputValue builds the Rego input for in (see "The Rego input" in the README):
 // {"profile", "name", "file", "artifact", "fidelity"}.
 func inputValue(in Input, file, artifact string) ast.Value {
 	return ast.NewObject(

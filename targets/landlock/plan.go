@@ -23,7 +23,7 @@
 //
 // The same function (computeLayout) derives both layers from bound rules:
 // at compile time over symbolic paths ("/{cwd}/.git"), at run time over the
-// real ones. See README_SECTION.md for every mechanism and what it closes.
+// real ones. See the README (Linux enforcement) for every mechanism and what it closes.
 package landlock
 
 import (

@@ -10,5 +10,5 @@
 // execs the command from the same thread. When the profile has missing
 // protected names directly below a writable root, the helper instead forks
 // the command from that thread and stays as PID 1 to supervise creation
-// system calls (supervise_linux.go). See ../README_SECTION.md.
+// system calls (supervise_linux.go). See the README (Linux enforcement).
 package launch
