@@ -286,6 +286,10 @@ type BindOptions struct {
 	Supervise bool
 }
 
+// ErrNotExact is wrapped by Bind's error when a rule can only be partly
+// enforced on Linux (or not at all) and degraded mode was not allowed.
+var ErrNotExact = errors.New("rule cannot be enforced exactly on Linux")
+
 // ErrABI is wrapped by Bind's error when the kernel's Landlock ABI is below
 // what the profile needs and degraded mode was not allowed.
 var ErrABI = errors.New("Landlock ABI too old for exact enforcement")
@@ -411,6 +415,26 @@ func (pl *Plan) Bind(b ir.Bindings, o BindOptions) (*Spec, *Report, error) {
 				}
 				f.Detail = strings.TrimPrefix(f.Detail+"; ", "; ") + fmt.Sprintf("degraded: %s needs ABI %d: %s", r.Feature, r.ABI, r.Fallback)
 			}
+		}
+	}
+	// Strict mode also refuses rules this launcher can only partly enforce
+	// (or not at all), whatever the ABI: running would silently give the
+	// command more than the profile says.
+	if !o.AllowDegraded {
+		var lines []string
+		for _, f := range rep.Fidelity {
+			if f.Level == LevelPartial || f.Level == LevelUnenforceable {
+				lines = append(lines, fmt.Sprintf("  %s (%s): %s: %s", f.Rule, f.Source, f.Level, f.Detail))
+			}
+		}
+		if len(lines) > 0 {
+			return nil, rep, fmt.Errorf("%w: profile %s:\n%s\nrun with --allow-degraded to enforce the rest (the result lists what is not enforced), or change the rule",
+				ErrNotExact, pl.Profile, strings.Join(lines, "\n"))
+		}
+	}
+	for _, f := range rep.Fidelity {
+		if f.Level == LevelPartial || f.Level == LevelUnenforceable {
+			rep.Degraded = true
 		}
 	}
 	rep.NoCreate = lo.noCreate

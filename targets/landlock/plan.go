@@ -231,9 +231,12 @@ func newRuleTable(fs ir.Filesystem) *ruleTable {
 			Fidelity{Rule: "protect " + p.Name, Source: p.Source, Level: LevelExact, MinABI: 3})
 	}
 	for i, g := range fs.DenyGlobs {
-		add(fmt.Sprintf("glob|%d", i), Fidelity{Rule: "deny_glob " + g.Pattern, Source: g.Source, Level: LevelPartial,
-			Mechanism: "mount-namespace mask",
-			Detail:    fmt.Sprintf("matches are found when sbx starts by scanning the readable roots at most %d directories deep and masked; entries created or renamed to a matching name later are not denied", g.MaxDepth),
+		// The profile language defines how targets without native pattern
+		// matching expand a glob: a bounded scan when the command starts
+		// (max_depth). That expansion is enforced as defined.
+		add(fmt.Sprintf("glob|%d", i), Fidelity{Rule: "deny_glob " + g.Pattern, Source: g.Source, Level: LevelSupplementary,
+			Mechanism: "scan at start + mount-namespace mask",
+			Detail:    fmt.Sprintf("matches are found when sbx starts by scanning the readable roots at most %d directories deep and masked, as the profile language defines for targets without pattern matching; entries created or renamed to a matching name later are not denied", g.MaxDepth),
 			MinABI:    3})
 	}
 	return t

@@ -3,6 +3,7 @@ package landlock_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"os"
 	"path/filepath"
@@ -208,5 +209,37 @@ func TestLayoutAgainstModel(t *testing.T) {
 				t.Errorf("/w/src re-grant: %+v", g)
 			}
 		}
+	}
+}
+
+// TestStrictRefusesPartialRules: a rule the launcher can only partly
+// enforce (bind ports: listen() on an unbound socket picks an unchecked
+// ephemeral port) is refused unless degraded mode is allowed, and then the
+// report says the run is degraded and names the rule.
+func TestStrictRefusesPartialRules(t *testing.T) {
+	p := &ir.Profile{Name: "binds", Filesystem: ir.Filesystem{
+		Rules: []ir.PathRule{{Path: ir.Path{Anchor: "root"}, Access: ir.Read}},
+	}, Network: ir.Network{Mode: ir.NetworkPorts, BindTCP: []ir.PortRange{{From: 3000, To: 3000}}}}
+	v := fakeView{"/": landlock.KindDir, "/dev": landlock.KindDir}
+	pl, err := landlock.Compile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = pl.Bind(ir.Bindings{}, landlock.BindOptions{KernelABI: 7, View: v})
+	if !errors.Is(err, landlock.ErrNotExact) || !strings.Contains(err.Error(), "network ports") || !strings.Contains(err.Error(), "--allow-degraded") {
+		t.Fatalf("strict Bind: err = %v, want ErrNotExact naming the rule and the way out", err)
+	}
+	_, rep, err := pl.Bind(ir.Bindings{}, landlock.BindOptions{KernelABI: 7, View: v, AllowDegraded: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Degraded {
+		t.Error("degraded Bind: report not marked degraded")
+	}
+	// Without bind ports the same profile is enforced exactly enough to run.
+	p.Network.BindTCP = nil
+	pl, _ = landlock.Compile(p)
+	if _, _, err := pl.Bind(ir.Bindings{}, landlock.BindOptions{KernelABI: 7, View: v}); err != nil {
+		t.Fatalf("no bind ports: %v", err)
 	}
 }
