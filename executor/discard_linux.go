@@ -28,7 +28,9 @@ func (r *reader) discard() bool {
 		var n int64
 		var serr error
 		err := rc.Read(func(fd uintptr) bool {
-			n, serr = unix.Splice(int(fd), nil, nullFD, nil, 1<<20, unix.SPLICE_F_NONBLOCK)
+			// Splice returns int64 on 64-bit ports and int on 32-bit ones.
+			spliced, err := unix.Splice(int(fd), nil, nullFD, nil, 1<<20, unix.SPLICE_F_NONBLOCK)
+			n, serr = int64(spliced), err
 			return serr != unix.EAGAIN
 		})
 		if n > 0 {

@@ -130,7 +130,7 @@ func once(argv []string) (time.Duration, int64) {
 		// ru_maxrss is in KiB on Linux; for a waited child it covers the
 		// child and the descendants it waited for (the maximum, not the
 		// sum), so here it is sbx's own peak.
-		rss = ru.Maxrss * 1024
+		rss = int64(ru.Maxrss) * 1024
 	}
 	return wall, rss
 }

@@ -184,6 +184,10 @@ func newFixture(t *testing.T, u user) *fixture {
 }
 
 // result is the part of sbx's JSON result the tests look at.
+// abstractName is the abstract Unix socket the tests listen on, unique per
+// test process so that concurrent runs of this package do not collide.
+var abstractName = fmt.Sprintf("sbxtest-abstract-%d", os.Getpid())
+
 type result struct {
 	ExitCode int             `json:"exit_code"`
 	Stdout   string          `json:"stdout"`
@@ -367,7 +371,7 @@ func cases() []tcase {
 		{name: "packet socket", profile: "workspace", cwd: ws, op: ops("packet"), want: "EACCES", only: "root", control: "ok"},
 		{name: "netlink socket", profile: "workspace", cwd: ws, op: ops("netlink"), want: "EACCES", control: "ok"},
 		{name: "sctp", profile: "workspace", cwd: ws, op: ops("sctp"), want: "EACCES"},
-		{name: "abstract unix socket", profile: "workspace", cwd: ws, op: ops("abstract-connect", "sbxtest-abstract"), want: "EACCES"},
+		{name: "abstract unix socket", profile: "workspace", cwd: ws, op: ops("abstract-connect", abstractName), want: "EACCES"},
 		{name: "signal to outside process", profile: "workspace", cwd: ws, op: ops("kill", "PARENTPID"), want: "ESRCH"},
 		// Network ports.
 		{name: "ports: listed port", profile: "@t-ports", cwd: ws, op: ops("tcp-connect", "127.0.0.1:PORTOK"), want: "ok"},
@@ -379,7 +383,7 @@ func cases() []tcase {
 		{name: "ports: mptcp to listed port", profile: "@t-ports", cwd: ws, op: ops("mptcp-connect", "127.0.0.1:PORTOK"), want: "EACCES"},
 		{name: "ports: udp", profile: "@t-ports", cwd: ws, op: ops("udp-send", "127.0.0.1:PORTOK"), want: "EACCES", control: "ok"},
 		{name: "ports: unix socket", profile: "@t-ports", cwd: ws, op: ops("unix-connect", "UNIXSOCK"), want: "EACCES", control: "ok"},
-		{name: "ports: abstract", profile: "@t-ports", cwd: ws, op: ops("abstract-connect", "sbxtest-abstract"), want: "EACCES", control: "ok"},
+		{name: "ports: abstract", profile: "@t-ports", cwd: ws, op: ops("abstract-connect", abstractName), want: "EACCES", control: "ok"},
 		{name: "full: unlisted unix socket", profile: "@t-full", cwd: ws, op: ops("unix-connect", "UNIXSOCK"), want: "EACCES", control: "ok"},
 		{name: "full: tcp", profile: "@t-full", cwd: ws, op: ops("tcp-connect", "127.0.0.1:PORTOK"), want: "ok"},
 		{name: "none: unix socket", profile: "workspace", cwd: ws, op: ops("unix-connect", "UNIXSOCK"), want: "EACCES", control: "ok"},
@@ -437,7 +441,7 @@ func TestEscapes(t *testing.T) {
 		}
 	}()
 	// An abstract and a pathname Unix socket outside the sandbox.
-	abs, err := net.Listen("unix", "@sbxtest-abstract")
+	abs, err := net.Listen("unix", "@"+abstractName)
 	if err != nil {
 		t.Fatal(err)
 	}
