@@ -244,22 +244,21 @@ func buildFilter(s landlock.SeccompSpec) ([]unix.SockFilter, error) {
 	a.ldArg(0)
 	a.jump(bpfJSET, cloneNamespaces, "eperm", "allow")
 
-	if sysMknod >= 0 {
-		a.label("mknod")
-		a.ldArg(1)
+	// mknod(path, mode, dev) and mknodat(dirfd, path, mode, dev): the same
+	// check on the mode argument, which sits one place further in mknodat.
+	mknodMode := func(label string, arg int) {
+		a.label(label)
+		a.ldArg(arg)
 		a.jump(bpfJSET, setIDBits, "eperm", "")
-		a.ldArg(1)
+		a.ldArg(arg)
 		a.and(unix.S_IFMT)
 		a.jump(bpfJEQ, unix.S_IFCHR, "eperm", "")
 		a.jump(bpfJEQ, unix.S_IFBLK, "eperm", mkok)
 	}
-	a.label("mknodat")
-	a.ldArg(2)
-	a.jump(bpfJSET, setIDBits, "eperm", "")
-	a.ldArg(2)
-	a.and(unix.S_IFMT)
-	a.jump(bpfJEQ, unix.S_IFCHR, "eperm", "")
-	a.jump(bpfJEQ, unix.S_IFBLK, "eperm", mkok)
+	if sysMknod >= 0 {
+		mknodMode("mknod", 1)
+	}
+	mknodMode("mknodat", 2)
 
 	a.label("ioctl")
 	a.ldArg(1)
