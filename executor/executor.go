@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"runtime"
@@ -414,13 +415,40 @@ func startCommand(cfg *config, path string, stdin, stdout, stderr *os.File, res 
 			reasons = append(reasons, fmt.Sprintf("%s: %v", kind, err))
 			continue
 		}
-		if cfg.Sandbox != nil {
+		spawner, _ := cfg.Sandbox.(Spawner)
+		if cfg.Sandbox != nil && spawner == nil {
 			if err := cfg.Sandbox.Wrap(cmd); err != nil {
 				c.release()
 				return nil, nil, nil, fmt.Errorf("%w: %v", ErrSandbox, err)
 			}
 		}
-		err = cmd.Start()
+		if spawner != nil {
+			var p *os.Process
+			p, err = spawner.Spawn(cmd)
+			if p != nil && err != nil {
+				// Started, then the sandbox failed: the sandbox killed it.
+				cmd.Process = p
+				c.started(cmd)
+				c.kill()
+				c.waitExited()
+				c.cleanup()
+				c.reap()
+				c.release()
+				return nil, nil, nil, err
+			}
+			if errors.Is(err, ErrSandbox) {
+				c.release()
+				return nil, nil, nil, err
+			}
+			var pe *fs.PathError
+			if errors.As(err, &pe) && pe.Op == "exec" {
+				c.release()
+				return nil, nil, execFailure(cfg, kind, res, err), nil
+			}
+			cmd.Process = p
+		} else {
+			err = cmd.Start()
+		}
 		if err == nil {
 			if err := c.started(cmd); err != nil {
 				c.kill()
@@ -438,15 +466,21 @@ func startCommand(cfg *config, path string, stdin, stdout, stderr *os.File, res 
 			continue
 		}
 		// The command itself could not be executed.
-		res.Containment = kind
-		res.ExitCode = 126
-		var errno syscall.Errno
-		if errors.As(err, &errno) && errno == syscall.ENOENT {
-			res.ExitCode = 127
-		}
-		res.Error = cfg.Argv[0] + ": " + reasonOf(err)
-		res.DeniedLikely = deniedLikely(cfg.Sandbox, res.ExitCode, []byte(res.Error))
-		return nil, nil, res, nil
+		return nil, nil, execFailure(cfg, kind, res, err), nil
 	}
 	return nil, nil, nil, fmt.Errorf("%w: %s; %s", ErrNoContainment, strings.Join(reasons, "; "), noContainmentHint(cfg))
+}
+
+// execFailure fills res for a command that could not be executed (126, or
+// 127 when it does not exist).
+func execFailure(cfg *config, kind Containment, res *Result, err error) *Result {
+	res.Containment = kind
+	res.ExitCode = 126
+	var errno syscall.Errno
+	if errors.As(err, &errno) && errno == syscall.ENOENT {
+		res.ExitCode = 127
+	}
+	res.Error = cfg.Argv[0] + ": " + reasonOf(err)
+	res.DeniedLikely = deniedLikely(cfg.Sandbox, res.ExitCode, []byte(res.Error))
+	return res
 }

@@ -3,6 +3,7 @@ package executor
 import (
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"time"
 )
@@ -149,6 +150,23 @@ type Sandbox interface {
 	Wrap(cmd *exec.Cmd) error
 	// Report describes what is enforced, for Result.Sandbox (JSON-encodable).
 	Report() any
+}
+
+// Spawner is optionally implemented by a Sandbox that starts the command
+// itself, applying the sandbox between fork and exec instead of through a
+// helper (Wrap is then not called). cmd is prepared as for Wrap, with its
+// containment in cmd.SysProcAttr; Spawn must honour it (clone flags, uid
+// and gid maps, Setsid, Pdeathsig, the cgroup descriptor) and return the
+// started process, a child of the caller. It is called on the OS thread
+// that must stay alive while the command runs (Pdeathsig follows it).
+//
+// Errors: one that wraps ErrSandbox means the sandbox could not be
+// applied (exit code 125); an *fs.PathError with Op "exec" means the
+// command itself could not be executed (126, or 127 for ENOENT); any other
+// error is taken as the containment failing (the next mechanism is tried
+// when it carries an errno the mechanism may cause).
+type Spawner interface {
+	Spawn(cmd *exec.Cmd) (*os.Process, error)
 }
 
 // SeccompSandbox is optionally implemented by a Sandbox that installs a

@@ -1,18 +1,12 @@
 package launch
 
 import (
-	"bytes"
-	"encoding/gob"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"strconv"
 	"strings"
-	"sync"
 	"syscall"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/sbx-dev/sbx/ir"
 	"github.com/sbx-dev/sbx/targets/landlock"
@@ -33,15 +27,13 @@ type Options struct {
 	NoSupervisor bool
 }
 
-// Sandbox enforces a bound Landlock plan on one command through the helper
-// (see RunHelper). It implements executor.Sandbox and
-// executor.SeccompSandbox.
+// Sandbox enforces a bound Landlock plan on commands it starts itself
+// (Spawn). It implements executor.Sandbox, executor.Spawner and
+// executor.SeccompSandbox, and may serve concurrent runs.
 type Sandbox struct {
-	spec   *landlock.Spec
-	report *landlock.Report
-	// status maps each wrapped *exec.Cmd to the read end of its exit-signal
-	// pipe (supervised runs only), so one Sandbox can serve concurrent runs.
-	status sync.Map
+	spec    *landlock.Spec
+	report  *landlock.Report
+	lastCap int // the kernel's highest capability number
 }
 
 // New binds plan with b for this kernel. It fails (wrapping
@@ -59,7 +51,7 @@ func New(plan *landlock.Plan, b ir.Bindings, o Options) (*Sandbox, error) {
 			return nil, err
 		}
 	}
-	return &Sandbox{spec: spec, report: rep}, nil
+	return &Sandbox{spec: spec, report: rep, lastCap: lastCapability()}, nil
 }
 
 // Spec returns the bound spec (for dry runs and exports).
@@ -71,112 +63,11 @@ func (s *Sandbox) Report() any { return s.report }
 // UsesSeccomp reports true: commands killed by SIGSYS are likely denials.
 func (s *Sandbox) UsesSeccomp() bool { return true }
 
-// Wrap turns cmd into the helper: /proc/self/exe with HelperArg and the
-// spec on a sealed memfd, in fresh mount and IPC namespaces (and a fresh
-// network namespace for network none). It requires the executor's PID
-// namespace: a fresh /proc is what hides other processes, and PID 1
-// containment keeps the command's process tree together.
-func (s *Sandbox) Wrap(cmd *exec.Cmd) error {
-	if cmd.SysProcAttr == nil || cmd.SysProcAttr.Cloneflags&unix.CLONE_NEWPID == 0 {
-		return fmt.Errorf("the Landlock sandbox needs PID-namespace containment (a fresh /proc hides other processes, a mount namespace holds the read-only view%s), which needs %s", s.carveOutRules(), userNSHint())
-	}
-	// Descriptors sbx inherited without close-on-exec would survive the
-	// exec into the helper (os/exec passes only stdio and ExtraFiles, but
-	// does not close what the process inherited): mark them all
-	// close-on-exec. os/exec clears the flag on the ExtraFiles it places.
-	if err := unix.CloseRange(3, ^uint(0), closeRangeCloex); err != nil {
-		return fmt.Errorf("close_range: %w", err)
-	}
-	spec := *s.spec
-	spec.Path, spec.Argv, spec.Env = cmd.Path, cmd.Args, cmd.Env
-	spec.Trace = os.Getenv("SBX_LANDLOCK_TRACE") == "1"
-	if spec.Env == nil {
-		spec.Env = []string{}
-	}
-	if cmd.Dir != "" {
-		d, err := filepath.Abs(cmd.Dir)
-		if err != nil {
-			return fmt.Errorf("working directory: %w", err)
-		}
-		spec.Cwd = d
-	}
-	if spec.Seccomp.NeedsSupervisor() {
-		// The supervising helper stays PID 1 and can only exit with a code:
-		// it writes the signal the command died of on this pipe, which
-		// ExitSignal reads after the executor has reaped the helper.
-		r, w, err := os.Pipe()
-		if err != nil {
-			return fmt.Errorf("exit-signal pipe: %w", err)
-		}
-		cmd.ExtraFiles = append(cmd.ExtraFiles, w)
-		spec.StatusFD = 2 + len(cmd.ExtraFiles)
-		s.status.Store(cmd, [2]*os.File{r, w})
-	}
-	// gob, not JSON: strings travel byte for byte (encoding/json would
-	// replace invalid UTF-8 in argv, env, the cwd and paths with U+FFFD).
-	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(&spec); err != nil {
-		return fmt.Errorf("encoding the sandbox spec: %w", err)
-	}
-	fd, err := unix.MemfdCreate("sbx-landlock-spec", unix.MFD_CLOEXEC|unix.MFD_ALLOW_SEALING)
-	if err != nil {
-		return fmt.Errorf("memfd_create: %w", err)
-	}
-	f := os.NewFile(uintptr(fd), "sbx-landlock-spec")
-	if _, err := f.Write(buf.Bytes()); err != nil {
-		f.Close()
-		return fmt.Errorf("writing the sandbox spec: %w", err)
-	}
-	if _, err := f.Seek(0, 0); err != nil {
-		f.Close()
-		return fmt.Errorf("rewinding the sandbox spec: %w", err)
-	}
-	_, _ = unix.FcntlInt(uintptr(fd), unix.F_ADD_SEALS, unix.F_SEAL_SEAL|unix.F_SEAL_SHRINK|unix.F_SEAL_GROW|unix.F_SEAL_WRITE)
-	cmd.ExtraFiles = append(cmd.ExtraFiles, f)
-	childFd := 2 + len(cmd.ExtraFiles)
-	cmd.Path = "/proc/self/exe"
-	cmd.Args = []string{"sbx", HelperArg, strconv.Itoa(childFd)}
-	cmd.Env = []string{}
-	flags := uintptr(unix.CLONE_NEWNS | unix.CLONE_NEWIPC)
-	if spec.NewNet {
-		flags |= unix.CLONE_NEWNET
-	}
-	cmd.SysProcAttr.Cloneflags |= flags
-	if cmd.SysProcAttr.Cloneflags&unix.CLONE_NEWUSER != 0 {
-		// An unprivileged caller's uid is mapped to itself, not to 0, so
-		// execve would clear the capabilities the helper holds in its new
-		// user namespace; ambient capabilities survive it. The helper needs
-		// CAP_SYS_ADMIN (mounts) and CAP_SETPCAP (securebits, bounding set)
-		// and drops every capability before exec'ing the command.
-		cmd.SysProcAttr.AmbientCaps = append(cmd.SysProcAttr.AmbientCaps, unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP)
-		if spec.Seccomp.NeedsSupervisor() {
-			// The supervisor reads callers' memory and duplicates their
-			// descriptors (ptrace access): same uid suffices unless the
-			// command is not dumpable (an unreadable binary).
-			cmd.SysProcAttr.AmbientCaps = append(cmd.SysProcAttr.AmbientCaps, unix.CAP_SYS_PTRACE)
-		}
-	}
-	return nil
-}
-
-// ExitSignal returns the signal the command run by cmd died of, as its
-// supervising helper reported it, or 0. It releases the run's pipe; call it
-// once, after the helper has exited (executor.SignalReporter).
-func (s *Sandbox) ExitSignal(cmd *exec.Cmd) int {
-	v, ok := s.status.LoadAndDelete(cmd)
-	if !ok {
-		return 0
-	}
-	files := v.([2]*os.File)
-	files[1].Close()
-	defer files[0].Close()
-	// The helper has exited, so the write end is closed everywhere: the
-	// read returns its one byte, or EOF when the command was not signalled.
-	var b [1]byte
-	if n, _ := files[0].Read(b[:]); n == 1 {
-		return int(b[0])
-	}
-	return 0
+// Wrap fails: the sandbox starts the command itself (Spawn, an
+// executor.Spawner), applying it between fork and exec. An executor that
+// ignored Spawn would otherwise run the command unconfined.
+func (s *Sandbox) Wrap(*exec.Cmd) error {
+	return errors.New("the Landlock sandbox starts the command itself (executor.Spawner)")
 }
 
 // carveOutRules names the mount operations that need the namespace.

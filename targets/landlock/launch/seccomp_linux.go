@@ -3,7 +3,9 @@
 package launch
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -59,6 +61,14 @@ type asm struct {
 	ins    []unix.SockFilter
 	labels map[string]int
 	fix    []fixup
+	routes []route
+	nlabel int
+}
+
+// route sends one system call number to a label.
+type route struct {
+	nr    uint32
+	label string
 }
 
 type fixup struct {
@@ -72,6 +82,41 @@ func (a *asm) ldArg(i int)                { a.ld(uint32(offArgs + 8*i)) }
 func (a *asm) and(k uint32)               { a.emit(bpfALU|bpfAND|bpfK, k) }
 func (a *asm) ret(v uint32)               { a.emit(bpfRET|bpfK, v) }
 func (a *asm) label(name string)          { a.labels[name] = len(a.ins) }
+
+// route sends system call nr to label; the first route of a number wins.
+func (a *asm) route(nr uint32, label string) {
+	for _, r := range a.routes {
+		if r.nr == nr {
+			return
+		}
+	}
+	a.routes = append(a.routes, route{nr, label})
+}
+
+// dispatch emits the routes (the system call number is in A) as a
+// balanced binary search; numbers without a route go to def.
+func (a *asm) dispatch(def string) {
+	rs := slices.Clone(a.routes)
+	slices.SortFunc(rs, func(x, y route) int { return cmp.Compare(x.nr, y.nr) })
+	var tree func(rs []route)
+	tree = func(rs []route) {
+		if len(rs) <= 4 {
+			for _, r := range rs {
+				a.jump(bpfJEQ, r.nr, r.label, "")
+			}
+			a.jump(bpfJEQ, 0, def, def) // always taken
+			return
+		}
+		mid := len(rs) / 2
+		a.nlabel++
+		right := fmt.Sprintf("dispatch.%d", a.nlabel)
+		a.jump(bpfJGE, rs[mid].nr, right, "")
+		tree(rs[:mid])
+		a.label(right)
+		tree(rs[mid:])
+	}
+	tree(rs)
+}
 
 // jump emits a conditional jump; "" as a target means the next instruction.
 func (a *asm) jump(op uint16, k uint32, jt, jf string) {
@@ -117,58 +162,58 @@ func buildFilter(s landlock.SeccompSpec) ([]unix.SockFilter, error) {
 		a.jump(bpfJGE, 0x40000000, "enosys", "")
 	}
 	for _, nr := range deniedSyscalls {
-		a.jump(bpfJEQ, nr, "eperm", "")
+		a.route(nr, "eperm")
 	}
-	a.jump(bpfJEQ, unix.SYS_CLONE3, "enosys", "")
-	a.jump(bpfJEQ, unix.SYS_CLONE, "clone", "")
-	a.jump(bpfJEQ, unix.SYS_SOCKET, "socket", "")
-	a.jump(bpfJEQ, unix.SYS_SOCKETPAIR, "socketpair", "")
+	a.route(unix.SYS_CLONE3, "enosys")
+	a.route(unix.SYS_CLONE, "clone")
+	a.route(unix.SYS_SOCKET, "socket")
+	a.route(unix.SYS_SOCKETPAIR, "socketpair")
 	if sysMknod >= 0 {
-		a.jump(bpfJEQ, uint32(sysMknod), "mknod", "")
+		a.route(uint32(sysMknod), "mknod")
 	}
-	a.jump(bpfJEQ, unix.SYS_MKNODAT, "mknodat", "")
-	a.jump(bpfJEQ, unix.SYS_IOCTL, "ioctl", "")
-	a.jump(bpfJEQ, unix.SYS_PERSONALITY, "personality", "")
+	a.route(unix.SYS_MKNODAT, "mknodat")
+	a.route(unix.SYS_IOCTL, "ioctl")
+	a.route(unix.SYS_PERSONALITY, "personality")
 	switch {
 	case s.NotifyConnect:
-		a.jump(bpfJEQ, unix.SYS_CONNECT, "notif", "")
+		a.route(unix.SYS_CONNECT, "notif")
 	case s.DenyConnect:
-		a.jump(bpfJEQ, unix.SYS_CONNECT, "eacces", "")
+		a.route(unix.SYS_CONNECT, "eacces")
 	}
 	if s.DenyFastOpen {
-		a.jump(bpfJEQ, unix.SYS_SENDTO, "sendto", "")
-		a.jump(bpfJEQ, unix.SYS_SENDMSG, "sendmsg", "")
-		a.jump(bpfJEQ, unix.SYS_SENDMMSG, "sendmmsg", "")
+		a.route(unix.SYS_SENDTO, "sendto")
+		a.route(unix.SYS_SENDMSG, "sendmsg")
+		a.route(unix.SYS_SENDMMSG, "sendmmsg")
 	}
 	switch {
 	case s.NotifyListen:
-		a.jump(bpfJEQ, unix.SYS_LISTEN, "notif", "")
+		a.route(unix.SYS_LISTEN, "notif")
 	case s.DenyListen:
-		a.jump(bpfJEQ, unix.SYS_LISTEN, "eacces", "")
+		a.route(unix.SYS_LISTEN, "eacces")
 	}
 	// Setuid and setgid bits: chmod and friends, and the mode of a file
 	// being created (open/openat/creat with O_CREAT or O_TMPFILE, mknod;
 	// mkdir ignores them). openat2's mode and flags are behind a pointer
 	// the filter cannot read: ENOSYS makes libc fall back to openat.
-	a.jump(bpfJEQ, unix.SYS_OPENAT2, "enosys", "")
-	a.jump(bpfJEQ, unix.SYS_FCHMOD, "mode1", "")
-	a.jump(bpfJEQ, unix.SYS_FCHMODAT, "mode2", "")
-	a.jump(bpfJEQ, unix.SYS_FCHMODAT2, "mode2", "")
+	a.route(unix.SYS_OPENAT2, "enosys")
+	a.route(unix.SYS_FCHMOD, "mode1")
+	a.route(unix.SYS_FCHMODAT, "mode2")
+	a.route(unix.SYS_FCHMODAT2, "mode2")
 	if sysChmod >= 0 {
-		a.jump(bpfJEQ, uint32(sysChmod), "mode1", "")
+		a.route(uint32(sysChmod), "mode1")
 	}
-	a.jump(bpfJEQ, unix.SYS_OPENAT, "openat", "")
+	a.route(unix.SYS_OPENAT, "openat")
 	if sysOpen >= 0 {
-		a.jump(bpfJEQ, uint32(sysOpen), "open", "")
+		a.route(uint32(sysOpen), "open")
 	}
 	if sysCreat >= 0 {
-		a.jump(bpfJEQ, uint32(sysCreat), "creat", "")
+		a.route(uint32(sysCreat), "creat")
 	}
 	// renameat2 with RENAME_WHITEOUT leaves a character device (0:0) at
 	// the old name: unprivileged since Linux 5.8, and Landlock does not ask
 	// for make_char. A whiteout in a writable root hides the file below it
 	// if the directory is ever used as an overlayfs upper layer.
-	a.jump(bpfJEQ, unix.SYS_RENAMEAT2, "renameat2", "")
+	a.route(unix.SYS_RENAMEAT2, "renameat2")
 	if s.NotifyCreate {
 		// Every other system call that creates a directory entry goes to
 		// the supervisor, which performs it itself (never CONTINUE: the
@@ -177,11 +222,15 @@ func buildFilter(s landlock.SeccompSpec) ([]unix.SockFilter, error) {
 		for _, nr := range []int{unix.SYS_MKDIRAT, unix.SYS_SYMLINKAT, unix.SYS_LINKAT, unix.SYS_RENAMEAT, unix.SYS_RENAMEAT2,
 			unix.SYS_BIND, sysMkdir, sysSymlink, sysLink, sysRename} {
 			if nr >= 0 {
-				a.jump(bpfJEQ, uint32(nr), "notif", "")
+				a.route(uint32(nr), "notif")
 			}
 		}
 	}
-	a.ret(retAllow)
+	// The routes as a binary search over the system call number: a
+	// linear chain costs every call (and the kernel's action cache, which
+	// emulates the filter once per system call number when it is loaded)
+	// one comparison per route.
+	a.dispatch("allow")
 
 	// A creating open: no set-id mode; with the supervisor, O_CREAT goes
 	// to it (an O_TMPFILE has no name until linkat, which is supervised).

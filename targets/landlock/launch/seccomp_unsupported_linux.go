@@ -4,10 +4,13 @@ package launch
 
 import (
 	"fmt"
+	"os"
+	"os/exec"
 	"runtime"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/sbx-dev/sbx/executor"
 	"github.com/sbx-dev/sbx/targets/landlock"
 )
 
@@ -25,9 +28,18 @@ func installFilter([]unix.SockFilter, bool) (int, error) {
 // system call numbers.
 func supervisorAvailable() bool { return false }
 
-func runSupervised(spec *landlock.Spec) {
+func runSupervisor([]string, bool) {
 	fail(exitSetup, "sbx: the seccomp supervisor is not available on %s", runtime.GOARCH)
 }
+
+// Spawn fails closed: the launcher applies the sandbox with a program of
+// raw system calls whose fork needs per-architecture support (amd64 and
+// arm64), and the seccomp filter knows only those system call tables.
+func (s *Sandbox) Spawn(*exec.Cmd) (*os.Process, error) {
+	return nil, fmt.Errorf("%w: the Landlock sandbox is not available on %s (amd64 and arm64 only)", executor.ErrSandbox, runtime.GOARCH)
+}
+
+func lastCapability() int { return 0 }
 
 // retUserNotif is SECCOMP_RET_USER_NOTIF (the probe asks the kernel about it).
 const retUserNotif = 0x7fc00000

@@ -5,18 +5,15 @@ package launch
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
-	"os/signal"
 	"path"
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/sbx-dev/sbx/targets/landlock"
 )
 
 // The supervisor (Spec.Seccomp.NotifyCreate): protected or denied names that
@@ -111,6 +108,7 @@ type dirKey struct {
 type supervisor struct {
 	listener int
 	rfd      int
+	procfd   int // the host's /proc: callers' entries by the ids notifications carry
 	// guard maps a guarded directory to the names refused directly in it.
 	guard map[dirKey]map[string]bool
 	names map[string]bool // every guarded name, for a quick test
@@ -120,30 +118,36 @@ type supervisor struct {
 	devLinks map[string]string
 }
 
-// runSupervised confines the main thread, forks the command from it and
-// supervises it until it exits; it never returns.
-func runSupervised(spec *landlock.Spec) {
-	// The main thread (the thread group leader) ends up with the command's
-	// uid, capabilities and Landlock domain, so the command would pass
-	// ptrace_may_access on PID 1 and could copy the seccomp listener or any
-	// other descriptor of the supervisor (pidfd_getfd, /proc/1/fd) or read
-	// its memory. A non-dumpable process can only be accessed with
-	// CAP_SYS_PTRACE, which the command never has. The command itself
-	// becomes dumpable again at execve (a fresh mm), so the supervisor's
-	// own access to it is unchanged; the helper's /proc entries become
-	// root-owned, which its threads do not mind (same thread group).
+// Supervisor descriptors, as the launcher places them (see startSupervisor).
+const (
+	supListenerFD = 3 // the seccomp user-notification listener
+	supRulesetFD  = 4 // the command's Landlock ruleset (-1: none, then closed)
+	supProcFD     = 5 // the host's /proc (the supervisor's PID namespace)
+)
+
+// runSupervisor is the supervisor process: sbx re-executed in the
+// command's user, mount and IPC namespaces (not its PID namespace: the
+// command cannot see, signal or trace it). It serves the listener until
+// sbx kills it when the command has exited; it never returns.
+func runSupervisor(guarded []string, hasRuleset bool) {
+	runtime.LockOSThread()
+	// Nothing but sbx should be able to access this process: not dumpable,
+	// so its /proc entries are root's and ptrace access needs
+	// CAP_SYS_PTRACE over it.
 	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
-		fail(exitSetup, "sbx: sandbox setup failed: prctl(PR_SET_DUMPABLE): %v", err)
+		fail(exitSetup, "sbx: supervisor: prctl(PR_SET_DUMPABLE): %v", err)
 	}
-	p, err := prepare(spec)
-	if err != nil {
-		fail(exitSetup, "sbx: sandbox setup failed: %v", err)
+	sv := &supervisor{listener: supListenerFD, rfd: -1, procfd: supProcFD, guard: map[dirKey]map[string]bool{}, names: map[string]bool{}, work: make(chan func())}
+	if hasRuleset {
+		sv.rfd = supRulesetFD
 	}
-	sv := &supervisor{rfd: p.rfd, guard: map[dirKey]map[string]bool{}, names: map[string]bool{}, work: make(chan func())}
-	for _, g := range spec.Guarded {
+	for _, g := range guarded {
 		var st unix.Stat_t
 		if err := unix.Stat(path.Dir(g), &st); err != nil {
-			fail(exitSetup, "sbx: sandbox setup failed: guarded directory %s: %v", path.Dir(g), err)
+			// The writable root is gone (removed outside the sandbox; in
+			// it, a writable root is a mount point and cannot be removed):
+			// nothing can be created in it any more.
+			continue
 		}
 		k := dirKey{st.Dev, st.Ino}
 		if sv.guard[k] == nil {
@@ -159,82 +163,13 @@ func runSupervised(spec *landlock.Spec) {
 			sv.devLinks[name] = want
 		}
 	}
-	// The worker is confined before the main thread: both need the
-	// ruleset, and the worker must exist before the command can call.
 	ready := make(chan error)
 	go sv.worker(ready)
 	if err := <-ready; err != nil {
-		fail(exitSetup, "sbx: sandbox setup failed: supervisor worker: %v", err)
+		fail(exitSetup, "sbx: supervisor worker: %v", err)
 	}
-	// Signals the executor sends the helper (cancellation) are for the
-	// command: registered before the fork so none is lost, forwarded to the
-	// command's process group once it exists. As PID 1, the helper only
-	// receives signals from outside its namespace for which it has a
-	// handler; the Go runtime installs one.
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
-	// The command can signal PID 1 (same uid, and the main thread is in its
-	// Landlock domain). Signals with the default action are dropped by the
-	// kernel for a namespace's init, but the Go runtime has a handler for
-	// every signal: SIGQUIT, SIGSEGV, SIGABRT, ... sent with kill(1, ...)
-	// made the supervisor dump its goroutines and registers on the
-	// command's stderr and exit 2, reported as the command's status. They
-	// are ignored when sent by a process (a fault the kernel raises in the
-	// supervisor itself still crashes it).
-	signal.Ignore(syscall.SIGQUIT, syscall.SIGILL, syscall.SIGTRAP, syscall.SIGABRT, syscall.SIGBUS, syscall.SIGFPE,
-		syscall.SIGSEGV, syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGPIPE, syscall.SIGALRM, syscall.SIGSTKFLT,
-		syscall.SIGXCPU, syscall.SIGXFSZ, syscall.SIGVTALRM, syscall.SIGPROF, syscall.SIGIO, syscall.SIGPWR, syscall.SIGSYS)
-
-	lfd, err := p.restrict(true)
-	if err != nil {
-		fail(exitSetup, "sbx: sandbox setup failed: %v", err)
-	}
-	sv.listener = lfd
-	go sv.serve()
-	// Forked from this (confined, filtered) thread; the command gets its
-	// own process group so that forwarded signals reach its children too.
-	pid, err := syscall.ForkExec(spec.Path, spec.Argv, &syscall.ProcAttr{
-		Env:   spec.Env,
-		Files: []uintptr{0, 1, 2},
-		Sys:   &syscall.SysProcAttr{Setpgid: true},
-	})
-	if err != nil {
-		failExec(spec, err)
-	}
-	go func() {
-		for s := range sigs {
-			unix.Kill(-pid, s.(syscall.Signal))
-		}
-	}()
-	go reap(pid, spec.StatusFD)
-	// Park this thread for good: it holds the command's confinement and
-	// must never run another goroutine (no UnlockOSThread).
-	select {}
-}
-
-// reap waits for every child (orphans of the namespace are reparented to
-// PID 1) and exits with the command's status when it ends; the kernel then
-// kills whatever is left in the namespace. A signal death is reported as
-// 128+N: PID 1 cannot be killed by its own signal (the kernel ignores
-// signals with the default action sent to a namespace's init from inside),
-// so the signal itself travels on statusFD (Sandbox.ExitSignal).
-func reap(pid, statusFD int) {
-	for {
-		var ws syscall.WaitStatus
-		wpid, err := syscall.Wait4(-1, &ws, 0, nil)
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil {
-			os.Exit(exitSetup)
-		}
-		if wpid == pid {
-			if ws.Signaled() && statusFD > 0 {
-				unix.Write(statusFD, []byte{byte(ws.Signal())})
-			}
-			os.Exit(WaitStatusExit(ws))
-		}
-	}
+	sv.serve()
+	os.Exit(0)
 }
 
 // worker confines its own thread like the command (without the filter) and
@@ -447,7 +382,7 @@ func (sv *supervisor) handle(n *seccompNotif) {
 			continue
 		}
 		if c.dirfd[i] == atFdcwd {
-			fds[i], err = unix.Open("/proc/"+strconv.Itoa(tid)+"/cwd", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+			fds[i], err = unix.Openat(sv.procfd, strconv.Itoa(tid)+"/cwd", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 		} else {
 			fds[i], err = unix.PidfdGetfd(pidfd, int(c.dirfd[i]), 0)
 		}
@@ -456,7 +391,7 @@ func (sv *supervisor) handle(n *seccompNotif) {
 			return
 		}
 	}
-	umask, tgid, err := readStatus(tid)
+	st, err := readStatus(sv.procfd, tid)
 	if err != nil {
 		sv.reply(n.id, 0, unix.EACCES)
 		return
@@ -464,7 +399,8 @@ func (sv *supervisor) handle(n *seccompNotif) {
 	if !sv.idValid(n.id) {
 		return
 	}
-	r := &resolver{sv: sv, tid: tid, tgid: tgid, tpidfd: pidfd}
+	umask := st.umask
+	r := &resolver{sv: sv, tid: tid, tgid: st.tgid, itid: st.itid, itgid: st.itgid, tpidfd: pidfd}
 	defer r.close()
 	var val int64
 	var errno unix.Errno
@@ -500,7 +436,7 @@ func (sv *supervisor) handle(n *seccompNotif) {
 		id, flags := n.id, int(c.flags)
 		sv.onTempWorker(func() {
 			defer unix.Close(obj)
-			fd, err := unix.Open("/proc/thread-self/fd/"+strconv.Itoa(obj), (flags|unix.O_CLOEXEC|unix.O_NOCTTY)&^(unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW), 0)
+			fd, err := unix.Openat(sv.procfd, "thread-self/fd/"+strconv.Itoa(obj), (flags|unix.O_CLOEXEC|unix.O_NOCTTY)&^(unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW), 0)
 			if err != nil {
 				sv.reply(id, 0, errnoOf(err, unix.EACCES))
 				return
@@ -584,9 +520,12 @@ func splitLast(p string) (parent, last, name string) {
 // of another process fails as it would for the command.
 type resolver struct {
 	sv        *supervisor
-	tid, tgid int
-	tpidfd    int   // the caller thread's pidfd (owned by handle)
-	owned     []int // descriptors to close with the call
+	tid, tgid int // in the supervisor's PID namespace
+	// itid and itgid are the same in the sandbox's PID namespace, whose
+	// /proc the command's paths name.
+	itid, itgid int
+	tpidfd      int   // the caller thread's pidfd (owned by handle)
+	owned       []int // descriptors to close with the call
 }
 
 func (r *resolver) close() {
@@ -638,9 +577,9 @@ func (r *resolver) self(dir int, p string) (int, string, int, unix.Errno) {
 			pid = r.tgid
 		case "thread-self":
 			pid = r.tid
-		case strconv.Itoa(r.tgid):
+		case strconv.Itoa(r.itgid):
 			pid = r.tgid
-			if save := rest; nextComponent(&rest) != "task" || nextComponent(&rest) != strconv.Itoa(r.tid) {
+			if save := rest; nextComponent(&rest) != "task" || nextComponent(&rest) != strconv.Itoa(r.itid) {
 				rest = save
 			} else {
 				pid = r.tid
@@ -689,7 +628,7 @@ func (r *resolver) self(dir int, p string) (int, string, int, unix.Errno) {
 		var fd int
 		var err error
 		unconfined(func() {
-			fd, err = unix.Open("/proc/"+strconv.Itoa(pid)+"/cwd", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+			fd, err = unix.Openat(r.sv.procfd, strconv.Itoa(pid)+"/cwd", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 		})
 		if err != nil {
 			return -1, "", -1, errnoOf(err, unix.EACCES)
@@ -707,7 +646,11 @@ func (r *resolver) self(dir int, p string) (int, string, int, unix.Errno) {
 	// Anything else below the caller's entry: resolved as such (the
 	// worker's Landlock domain gives it no ptrace access to the caller, so
 	// most of it fails as it would in /proc).
-	return dir, "/proc/" + strconv.Itoa(pid) + save, -1, 0
+	inner := r.itgid
+	if pid == r.tid && pid != r.tgid {
+		inner = r.itid
+	}
+	return dir, "/proc/" + strconv.Itoa(inner) + save, -1, 0
 }
 
 // getfd duplicates the caller's descriptor num (of its thread group, or of
@@ -819,7 +762,7 @@ func (r *resolver) link(fds [2]int, paths [2]string, flags int) unix.Errno {
 		// worker's are not (an O_TMPFILE then failed with ENOENT). The
 		// magic link of the duplicate is equivalent and needs no capability
 		// (an unlinked file that is not an O_TMPFILE still fails: ENOENT).
-		return errnoOf(unix.Linkat(atFdcwd, "/proc/thread-self/fd/"+strconv.Itoa(fds[1]), pfd, name, unix.AT_SYMLINK_FOLLOW), 0)
+		return errnoOf(unix.Linkat(r.sv.procfd, "thread-self/fd/"+strconv.Itoa(fds[1]), pfd, name, unix.AT_SYMLINK_FOLLOW), 0)
 	}
 	odir, op, file, errno := r.self(fds[1], paths[1])
 	if errno != 0 {
@@ -829,7 +772,7 @@ func (r *resolver) link(fds [2]int, paths [2]string, flags int) unix.Errno {
 		if flags&unix.AT_SYMLINK_FOLLOW == 0 || onProc(file) {
 			return unix.EXDEV // the magic link itself, or a file, in /proc
 		}
-		return errnoOf(unix.Linkat(atFdcwd, "/proc/thread-self/fd/"+strconv.Itoa(file), pfd, name, unix.AT_SYMLINK_FOLLOW), 0)
+		return errnoOf(unix.Linkat(r.sv.procfd, "thread-self/fd/"+strconv.Itoa(file), pfd, name, unix.AT_SYMLINK_FOLLOW), 0)
 	}
 	opfd, oname, errno := r.parentOf(odir, op, false)
 	if errno != 0 {
@@ -935,7 +878,7 @@ func (r *resolver) open(dirfd int, p string, flags int, mode uint32) (int, int, 
 				}
 				return -1, obj, errBlocking
 			}
-			fd, err := unix.Open("/proc/thread-self/fd/"+strconv.Itoa(file), (fl|unix.O_NONBLOCK)&^(unix.O_CREAT|unix.O_NOFOLLOW), 0)
+			fd, err := unix.Openat(r.sv.procfd, "thread-self/fd/"+strconv.Itoa(file), (fl|unix.O_NONBLOCK)&^(unix.O_CREAT|unix.O_NOFOLLOW), 0)
 			if err != nil {
 				return -1, -1, errnoOf(err, unix.EACCES)
 			}
@@ -1087,29 +1030,62 @@ func readString(tid int, addr uint64) (string, unix.Errno) {
 	return "", unix.ENAMETOOLONG
 }
 
-// readStatus reads the caller's umask and thread group id from
-// /proc/TID/status.
-func readStatus(tid int) (umask, tgid int, err error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(tid) + "/status")
+// status is what the supervisor needs from /proc/TID/status.
+type status struct {
+	umask       int
+	tgid        int // in the supervisor's PID namespace
+	itid, itgid int // in the sandbox's (the last NSpid and NStgid fields)
+}
+
+// readStatus reads the caller's umask and ids from the host's
+// /proc/TID/status (procfd).
+func readStatus(procfd, tid int) (status, error) {
+	st := status{umask: -1, tgid: -1, itid: -1, itgid: -1}
+	fd, err := unix.Openat(procfd, strconv.Itoa(tid)+"/status", unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return 0, 0, err
+		return st, err
 	}
-	umask, tgid = -1, -1
+	f := os.NewFile(uintptr(fd), "status")
+	b, err := io.ReadAll(f)
+	f.Close()
+	if err != nil {
+		return st, err
+	}
+	last := func(v string) (int, error) {
+		f := strings.Fields(v)
+		if len(f) == 0 {
+			return 0, errors.New("empty field")
+		}
+		return strconv.Atoi(f[len(f)-1])
+	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "Umask:"); ok {
+		k, v, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		switch k {
+		case "Umask":
 			u, err := strconv.ParseUint(strings.TrimSpace(v), 8, 32)
 			if err != nil {
-				return 0, 0, err
+				return st, err
 			}
-			umask = int(u)
-		} else if v, ok := strings.CutPrefix(line, "Tgid:"); ok {
-			if tgid, err = strconv.Atoi(strings.TrimSpace(v)); err != nil {
-				return 0, 0, err
+			st.umask = int(u)
+		case "Tgid":
+			if st.tgid, err = strconv.Atoi(strings.TrimSpace(v)); err != nil {
+				return st, err
+			}
+		case "NStgid":
+			if st.itgid, err = last(v); err != nil {
+				return st, err
+			}
+		case "NSpid":
+			if st.itid, err = last(v); err != nil {
+				return st, err
 			}
 		}
 	}
-	if umask < 0 || tgid <= 0 {
-		return 0, 0, errors.New("no Umask or Tgid in status")
+	if st.umask < 0 || st.tgid <= 0 || st.itid <= 0 || st.itgid <= 0 {
+		return st, errors.New("no Umask, Tgid, NStgid or NSpid in status")
 	}
-	return umask, tgid, nil
+	return st, nil
 }

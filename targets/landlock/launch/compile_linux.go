@@ -1,0 +1,450 @@
+//go:build linux && (amd64 || arm64)
+
+package launch
+
+import (
+	"fmt"
+	"os"
+	"path"
+	"strconv"
+	"strings"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/sbx-dev/sbx/targets/landlock"
+)
+
+// childSetup is what the child program needs besides the spec.
+type childSetup struct {
+	userns     bool // write the child's own uid and gid maps
+	uid, gid   int
+	setsid     bool
+	pdeathsig  unix.Signal
+	stdio      [3]int // descriptors (>= 3) to place on 0, 1, 2
+	ruleset    int    // Landlock ruleset to fill and enforce, -1 for none
+	filter     []unix.SockFilter
+	listenerTo int // socket to send the seccomp listener on, -1 for none
+	lastCap    int
+}
+
+// compile turns the spec into the child's program: user-namespace maps,
+// session, mounts, working directory, Landlock rules, capability drops,
+// no_new_privs, the Landlock domain, the seccomp filter, the standard
+// streams and execve. The order is the one the helper used: mounts need
+// capabilities; rules are opened on the final view; capabilities go before
+// no_new_privs and restrict_self; the filter comes last since it denies
+// mount and friends.
+func compile(s *landlock.Spec, c *childSetup) (*program, error) {
+	p := newProgram()
+	if c.userns {
+		writeFile(p, "/proc/self/setgroups", "deny")
+		writeFile(p, "/proc/self/uid_map", fmt.Sprintf("%d %d 1\n", c.uid, c.uid))
+		writeFile(p, "/proc/self/gid_map", fmt.Sprintf("%d %d 1\n", c.gid, c.gid))
+	}
+	if c.setsid {
+		p.call("setsid", unix.SYS_SETSID)
+	}
+	if c.pdeathsig != 0 {
+		p.call("prctl(PR_SET_PDEATHSIG)", unix.SYS_PRCTL, unix.PR_SET_PDEATHSIG, uintptr(c.pdeathsig))
+	}
+	if len(s.Mounts) > 0 {
+		if err := compileMounts(p, s.Mounts); err != nil {
+			return nil, err
+		}
+	}
+	if s.Cwd != "" {
+		p.call("entering the working directory "+s.Cwd, unix.SYS_CHDIR, p.str(s.Cwd))
+	}
+	if c.ruleset >= 0 {
+		compileRules(p, s, c.ruleset)
+	}
+	compileCapDrop(p, c.lastCap)
+	p.call("prctl(PR_SET_NO_NEW_PRIVS)", unix.SYS_PRCTL, unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+	if c.ruleset >= 0 {
+		p.call("landlock_restrict_self", unix.SYS_LANDLOCK_RESTRICT_SELF, uintptr(c.ruleset), 0)
+		p.call("close(ruleset)", unix.SYS_CLOSE, uintptr(c.ruleset))
+	}
+	// No core dumps: a core_pattern pipe helper runs outside the sandbox.
+	zero := new(unix.Rlimit)
+	p.call("setrlimit(RLIMIT_CORE)", unix.SYS_PRLIMIT64, 0, unix.RLIMIT_CORE, p.mem(zero, unsafe.Pointer(zero)), 0)
+	if len(c.filter) > 0 {
+		prog := &unix.SockFprog{Len: uint16(len(c.filter)), Filter: &c.filter[0]}
+		p.keep = append(p.keep, c.filter)
+		var flags uintptr
+		if c.listenerTo >= 0 {
+			// WAIT_KILLABLE_RECV (5.19): once the supervisor has received a
+			// notification, only a fatal signal interrupts the waiting
+			// system call (a signal would otherwise restart a mkdir the
+			// supervisor already performed, which then fails EEXIST).
+			flags = unix.SECCOMP_FILTER_FLAG_NEW_LISTENER | unix.SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
+		}
+		in := p.call("seccomp(SET_MODE_FILTER)", unix.SYS_SECCOMP, seccompSetModeFilter, flags, p.mem(prog, unsafe.Pointer(prog)))
+		if c.listenerTo >= 0 {
+			l := p.slot()
+			in.into(l)
+			sendFD(p, c.listenerTo, l)
+			p.closeSlot(l)
+		}
+	}
+	for i, fd := range c.stdio {
+		p.call("dup3(stdio)", unix.SYS_DUP3, uintptr(fd), uintptr(i), 0)
+	}
+	// Every descriptor but the standard streams closes on exec, whatever
+	// sbx's caller leaked into sbx.
+	p.call("close_range", unix.SYS_CLOSE_RANGE, 3, ^uintptr(0), closeRangeCloex)
+	argv, err := cStrings(p, s.Argv)
+	if err != nil {
+		return nil, fmt.Errorf("arguments: %w", err)
+	}
+	envv, err := cStrings(p, s.Env)
+	if err != nil {
+		return nil, fmt.Errorf("environment: %w", err)
+	}
+	if strings.IndexByte(s.Path, 0) >= 0 {
+		return nil, fmt.Errorf("the command path contains a NUL byte")
+	}
+	p.call("execve "+s.Path, unix.SYS_EXECVE, p.str(s.Path), argv, envv)
+	return p, nil
+}
+
+// writeFile writes content to an existing file in one write.
+func writeFile(p *program, name, content string) {
+	fd := p.slot()
+	p.call("open "+name, unix.SYS_OPENAT, atFdcwdU, p.str(name), unix.O_WRONLY|unix.O_CLOEXEC).into(fd)
+	b := []byte(content)
+	p.keep = append(p.keep, b)
+	p.call("write "+name, unix.SYS_WRITE, 0, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b))).from(0, fd)
+	p.closeSlot(fd)
+}
+
+// atFdcwdU is AT_FDCWD as a system call argument.
+const atFdcwdU = ^uintptr(99) // -100
+
+// cStrings returns a NULL-terminated array of NUL-terminated strings.
+func cStrings(p *program, ss []string) (uintptr, error) {
+	arr := make([]uintptr, len(ss)+1)
+	for i, s := range ss {
+		if strings.IndexByte(s, 0) >= 0 {
+			return 0, fmt.Errorf("%q contains a NUL byte", s)
+		}
+		arr[i] = p.str(s)
+	}
+	p.keep = append(p.keep, arr)
+	return uintptr(unsafe.Pointer(&arr[0])), nil
+}
+
+// sendFD sends the descriptor in slot s over the socket sock (SCM_RIGHTS).
+func sendFD(p *program, sock int, s int8) {
+	data := []byte{'L'}
+	iov := &unix.Iovec{Base: &data[0]}
+	iov.SetLen(1)
+	oob := make([]byte, unix.CmsgSpace(4))
+	h := (*unix.Cmsghdr)(unsafe.Pointer(&oob[0]))
+	h.Level, h.Type = unix.SOL_SOCKET, unix.SCM_RIGHTS
+	h.SetLen(unix.CmsgLen(4))
+	msg := &unix.Msghdr{Iov: iov, Iovlen: 1, Control: &oob[0]}
+	msg.SetControllen(len(oob))
+	p.keep = append(p.keep, data, iov, oob, msg)
+	in := p.call("sendmsg(listener)", unix.SYS_SENDMSG, uintptr(sock), uintptr(unsafe.Pointer(msg)), 0)
+	in.patchAddr, in.patchSlot = unsafe.Pointer(&oob[unix.CmsgLen(0)]), s
+}
+
+// compileCapDrop empties every capability set (see dropCapabilities).
+func compileCapDrop(p *program, lastCap int) {
+	bits := secbitNoroot | secbitNorootLocked | secbitNoSetuidFixup | secbitNoSetuidFixupLock |
+		secbitKeepCapsLocked | secbitNoAmbientRaise | secbitNoAmbientRaiseLck
+	p.call("prctl(PR_SET_SECUREBITS)", unix.SYS_PRCTL, unix.PR_SET_SECUREBITS, uintptr(bits))
+	for c := 0; c <= lastCap; c++ {
+		p.call("prctl(PR_CAPBSET_DROP, "+strconv.Itoa(c)+")", unix.SYS_PRCTL, unix.PR_CAPBSET_DROP, uintptr(c))
+	}
+	p.call("prctl(PR_CAP_AMBIENT_CLEAR_ALL)", unix.SYS_PRCTL, unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL).tolerate(unix.EINVAL, 0)
+	hdr := &unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	data := new([2]unix.CapUserData)
+	p.keep = append(p.keep, hdr, data)
+	p.call("capset", unix.SYS_CAPSET, uintptr(unsafe.Pointer(hdr)), uintptr(unsafe.Pointer(&data[0])))
+}
+
+// lastCapability is the kernel's highest capability number.
+func lastCapability() int {
+	if b, err := os.ReadFile("/proc/sys/kernel/cap_last_cap"); err == nil {
+		if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && n > 0 && n < 64 {
+			return n
+		}
+	}
+	last := 0
+	for c := 0; c < 64; c++ {
+		if _, err := unix.PrctlRetInt(unix.PR_CAPBSET_READ, uintptr(c), 0, 0, 0); err != nil {
+			break
+		}
+		last = c
+	}
+	return last
+}
+
+// compileRules adds the spec's rules to the ruleset in the child, on the
+// final view, so each rule is attached to the inode the command sees (a
+// fresh /proc, a private devpts). Each path's type is taken from sbx's
+// view, which is the same file: a grant whose path is missing is skipped
+// (it can only narrow access), and one whose path vanished or changed type
+// since makes the kernel refuse the rule (the run fails closed).
+func compileRules(p *program, s *landlock.Spec, rfd int) {
+	for _, g := range s.Grants {
+		if g.Rights == 0 {
+			continue
+		}
+		var st unix.Stat_t
+		var err error
+		if g.NoFollow {
+			err = unix.Lstat(g.Path, &st)
+		} else {
+			err = unix.Stat(g.Path, &st)
+		}
+		if err != nil {
+			continue
+		}
+		rights := g.Rights
+		if st.Mode&unix.S_IFMT != unix.S_IFDIR {
+			if g.NoFollow {
+				continue // re-grants are for real directories only
+			}
+			rights &= landlock.FileRights
+		}
+		rights &= s.Handled.FS
+		if rights == 0 {
+			continue
+		}
+		flags := uintptr(unix.O_PATH | unix.O_CLOEXEC)
+		if g.NoFollow {
+			flags |= unix.O_NOFOLLOW
+		}
+		fd := p.slot()
+		p.call("opening "+g.Path+" for a Landlock rule", unix.SYS_OPENAT, atFdcwdU, p.str(g.Path), flags).into(fd).tolerate(unix.ENOENT, 2)
+		pb := &pathBeneathAttr{allowedAccess: uint64(rights)}
+		in := p.call(fmt.Sprintf("landlock_add_rule(%s, %s)", g.Path, rights), unix.SYS_LANDLOCK_ADD_RULE, uintptr(rfd), ruleTypePathBeneath, p.mem(pb, unsafe.Pointer(pb)), 0)
+		in.patchAddr, in.patchSlot = unsafe.Pointer(&pb.parentFd), fd
+		p.closeSlot(fd)
+	}
+	for _, port := range s.Ports {
+		np := &netPortAttr{allowedAccess: uint64(port.Rights), port: uint64(port.Port)}
+		p.call(fmt.Sprintf("landlock_add_rule(port %d)", port.Port), unix.SYS_LANDLOCK_ADD_RULE, uintptr(rfd), ruleTypeNetPort, p.mem(np, unsafe.Pointer(np)), 0)
+	}
+}
+
+// newRuleset creates an empty ruleset handling the spec's rights.
+func newRuleset(s *landlock.Spec) (int, error) {
+	attr := rulesetAttr{uint64(s.Handled.FS), uint64(s.Handled.Net), uint64(s.Handled.Scoped)}
+	fd, _, e := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, uintptr(unsafe.Pointer(&attr)), unsafe.Sizeof(attr), 0)
+	if e != 0 {
+		return -1, fmt.Errorf("landlock_create_ruleset(fs=%s): %w", s.Handled.FS, e)
+	}
+	return int(fd), nil
+}
+
+// mountAttr returns a struct mount_attr kept alive by p.
+func mountAttr(p *program, set uint64) (uintptr, uintptr) {
+	a := &unix.MountAttr{Attr_set: set}
+	return p.mem(a, unsafe.Pointer(a)), unsafe.Sizeof(*a)
+}
+
+// compileMounts is applyMounts as a program: the mount view in the child's
+// fresh mount namespace. Nothing propagates back to the host: "/" is made
+// private first.
+func compileMounts(p *program, ops []landlock.MountOp) error {
+	p.call("making / private", unix.SYS_MOUNT, p.str(""), p.str("/"), 0, unix.MS_REC|unix.MS_PRIVATE, 0)
+	// Detached copies of the writable paths, taken before the base view is
+	// made read-only, so they keep the host's own flags.
+	clones := map[string]int8{}
+	attached := map[string]bool{}
+	for _, op := range ops {
+		if op.Kind != landlock.MountReadWrite {
+			continue
+		}
+		if _, ok := clones[op.Path]; ok {
+			continue
+		}
+		s := p.slot()
+		p.call("cloning writable "+op.Path, unix.SYS_OPEN_TREE, atFdcwdU, p.str(op.Path), unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE).into(s)
+		clones[op.Path] = s
+	}
+	maskSrc := int8(noSlot)
+	for _, op := range ops {
+		what := fmt.Sprintf("%s %s (%s)", op.Kind, op.Path, op.Why)
+		switch op.Kind {
+		case landlock.MountBaseReadOnly:
+			a, n := mountAttr(p, unix.MOUNT_ATTR_RDONLY|unix.MOUNT_ATTR_NOSUID)
+			p.call(what, unix.SYS_MOUNT_SETATTR, atFdcwdU, p.str("/"), unix.AT_RECURSIVE, a, n)
+		case landlock.MountReadWrite:
+			if attached[op.Path] {
+				continue
+			}
+			attached[op.Path] = true
+			p.call(what, unix.SYS_MOVE_MOUNT, 0, p.str(""), atFdcwdU, p.str(op.Path), unix.MOVE_MOUNT_F_EMPTY_PATH).from(0, clones[op.Path])
+		case landlock.MountReadOnly:
+			p.call(what, unix.SYS_MOUNT, p.str(op.Path), p.str(op.Path), p.str(""), unix.MS_BIND|unix.MS_REC, 0)
+			a, n := mountAttr(p, unix.MOUNT_ATTR_RDONLY|unix.MOUNT_ATTR_NOSUID)
+			p.call(what, unix.SYS_MOUNT_SETATTR, atFdcwdU, p.str(op.Path), unix.AT_RECURSIVE, a, n)
+		case landlock.MountMask:
+			if len(op.Keep) == 0 {
+				if maskSrc == noSlot {
+					// The root is never exposed (only "d" and "f" are
+					// cloned); it must be writable by its owner to create
+					// them without CAP_DAC_OVERRIDE.
+					maskSrc = newTmpfsProg(p, "mask source")
+					p.call("creating mask directory", unix.SYS_MKDIRAT, 0, p.str("d"), 0).from(0, maskSrc)
+					f := p.slot()
+					p.call("creating mask file", unix.SYS_OPENAT, 0, p.str("f"), unix.O_CREAT|unix.O_EXCL|unix.O_RDONLY|unix.O_CLOEXEC, 0).from(0, maskSrc).into(f)
+					p.closeSlot(f)
+					a, n := mountAttr(p, unix.MOUNT_ATTR_RDONLY)
+					p.call("making the mask read-only", unix.SYS_MOUNT_SETATTR, 0, p.str(""), unix.AT_EMPTY_PATH, a, n).from(0, maskSrc)
+				}
+				name := "f"
+				if op.Dir {
+					name = "d"
+				}
+				c := p.slot()
+				p.call(what+": cloning the mask", unix.SYS_OPEN_TREE, 0, p.str(name), unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC).from(0, maskSrc).into(c)
+				p.call(what, unix.SYS_MOVE_MOUNT, 0, p.str(""), atFdcwdU, p.str(op.Path), unix.MOVE_MOUNT_F_EMPTY_PATH).from(0, c)
+				p.closeSlot(c)
+				continue
+			}
+			if err := compileKeepMask(p, op, clones, attached); err != nil {
+				return err
+			}
+		case landlock.MountProc:
+			// Read-only whatever the writable roots (see kernelStateReadOnly).
+			p.call(what, unix.SYS_MOUNT, p.str("proc"), p.str("/proc"), p.str("proc"), unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, 0)
+		default:
+			return fmt.Errorf("unknown mount operation %q", op.Kind)
+		}
+	}
+	// /sys (with everything below it) read-only whatever the writable
+	// roots: see kernelStateReadOnly. Not a mount point (no sysfs): EINVAL,
+	// a plain directory covered by the view.
+	var st unix.Stat_t
+	if err := unix.Lstat("/sys", &st); err == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR {
+		a, n := mountAttr(p, unix.MOUNT_ATTR_RDONLY|unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV|unix.MOUNT_ATTR_NOEXEC)
+		p.call("making /sys read-only", unix.SYS_MOUNT_SETATTR, atFdcwdU, p.str("/sys"), unix.AT_RECURSIVE, a, n).tolerate(unix.EINVAL, 0)
+	}
+	for _, s := range clones {
+		p.closeSlot(s)
+	}
+	if maskSrc != noSlot {
+		p.closeSlot(maskSrc)
+	}
+	return nil
+}
+
+// newTmpfsProg creates a detached tmpfs (mode 0700, 64 KiB, 256 inodes,
+// nosuid, nodev, noexec) and returns its slot.
+func newTmpfsProg(p *program, what string) int8 {
+	fs := p.slot()
+	p.call("fsopen(tmpfs) for the "+what, unix.SYS_FSOPEN, p.str("tmpfs"), unix.FSOPEN_CLOEXEC).into(fs)
+	for _, kv := range [][2]string{{"mode", "0700"}, {"size", "64k"}, {"nr_inodes", "256"}} {
+		p.call("fsconfig("+kv[0]+"="+kv[1]+")", unix.SYS_FSCONFIG, 0, unix.FSCONFIG_SET_STRING, p.str(kv[0]), p.str(kv[1]), 0).from(0, fs)
+	}
+	p.call("fsconfig(create)", unix.SYS_FSCONFIG, 0, unix.FSCONFIG_CMD_CREATE, 0, 0, 0).from(0, fs)
+	m := p.slot()
+	p.call("fsmount", unix.SYS_FSMOUNT, 0, unix.FSMOUNT_CLOEXEC, unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV|unix.MOUNT_ATTR_NOEXEC).from(0, fs).into(m)
+	p.closeSlot(fs)
+	return m
+}
+
+// compileKeepMask is keepMask as a program: a fresh tmpfs with
+// traverse-only (0111) directories leading to one mount point per kept
+// path, onto which the original (cloned before masking) is attached.
+func compileKeepMask(p *program, op landlock.MountOp, clones map[string]int8, attached map[string]bool) error {
+	what := fmt.Sprintf("%s %s (%s)", op.Kind, op.Path, op.Why)
+	type kept struct {
+		rel   string
+		slot  int8
+		owned bool
+	}
+	var ks []kept
+	devpts := false
+	for _, k := range op.Keep {
+		full := path.Join(op.Path, k.Rel)
+		if full == "/dev/pts" || full == "/dev/ptmx" {
+			// A private devpts instance replaces the host's (see below).
+			devpts = true
+			continue
+		}
+		if s, ok := clones[full]; ok {
+			ks = append(ks, kept{k.Rel, s, false})
+			attached[full] = true
+			continue
+		}
+		var st unix.Stat_t
+		if unix.Lstat(full, &st) != nil {
+			continue // missing: nothing to keep
+		}
+		s := p.slot()
+		p.call("cloning "+full+" to keep it below the mask", unix.SYS_OPEN_TREE, atFdcwdU, p.str(full), unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE).into(s)
+		ks = append(ks, kept{k.Rel, s, true})
+	}
+	// Built writable by its owner (no CAP_DAC_OVERRIDE is needed, also in
+	// a user namespace), then every directory becomes traverse-only.
+	mfd := newTmpfsProg(p, "mask of "+op.Path)
+	made := map[string]bool{}
+	var dirs []string
+	for _, k := range op.Keep {
+		parts := strings.Split(k.Rel, "/")
+		for j := 1; j < len(parts); j++ {
+			d := strings.Join(parts[:j], "/")
+			if made[d] {
+				continue
+			}
+			made[d] = true
+			p.call("mask skeleton "+d, unix.SYS_MKDIRAT, 0, p.str(d), 0o700).from(0, mfd)
+			dirs = append(dirs, d)
+		}
+		if made[k.Rel] {
+			continue
+		}
+		made[k.Rel] = true
+		if k.Dir {
+			p.call("mask mount point "+k.Rel, unix.SYS_MKDIRAT, 0, p.str(k.Rel), 0o111).from(0, mfd)
+			dirs = append(dirs, k.Rel)
+		} else {
+			f := p.slot()
+			p.call("mask mount point "+k.Rel, unix.SYS_OPENAT, 0, p.str(k.Rel), unix.O_CREAT|unix.O_RDONLY|unix.O_CLOEXEC, 0).from(0, mfd).into(f)
+			p.closeSlot(f)
+		}
+	}
+	if op.Path == "/dev" {
+		// The standard links of /dev ("echo >&2 >/dev/stderr"), resolved by
+		// each process in its own /proc/self.
+		for _, l := range [][2]string{{"fd", "/proc/self/fd"}, {"stdin", "/proc/self/fd/0"}, {"stdout", "/proc/self/fd/1"}, {"stderr", "/proc/self/fd/2"}} {
+			if made[l[0]] {
+				continue
+			}
+			p.call("mask link /dev/"+l[0], unix.SYS_SYMLINKAT, p.str(l[1]), 0, p.str(l[0])).from(1, mfd)
+		}
+	}
+	for i := len(dirs) - 1; i >= 0; i-- {
+		p.call("mask skeleton "+dirs[i], unix.SYS_FCHMODAT, 0, p.str(dirs[i]), 0o111, 0).from(0, mfd)
+	}
+	// The fsmount descriptor is O_PATH-like: fchmod needs a real open.
+	root := p.slot()
+	p.call("mask root", unix.SYS_OPENAT, 0, p.str("."), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0).from(0, mfd).into(root)
+	p.call("mask root", unix.SYS_FCHMOD, 0, 0o111).from(0, root)
+	p.closeSlot(root)
+	p.call(what+": attaching the mask", unix.SYS_MOVE_MOUNT, 0, p.str(""), atFdcwdU, p.str(op.Path), unix.MOVE_MOUNT_F_EMPTY_PATH).from(0, mfd)
+	for _, k := range ks {
+		p.call(what+": carrying "+k.rel+" through the mask", unix.SYS_MOVE_MOUNT, 0, p.str(""), atFdcwdU, p.str(path.Join(op.Path, k.rel)), unix.MOVE_MOUNT_F_EMPTY_PATH).from(0, k.slot)
+		if k.owned {
+			p.closeSlot(k.slot)
+		}
+	}
+	if devpts {
+		// Like bubblewrap's --dev: a new devpts instance (the command
+		// cannot reach the host's terminals) with /dev/ptmx bound to its
+		// own ptmx node, so posix_openpt works without capabilities.
+		p.call("mounting a private devpts", unix.SYS_MOUNT, p.str("devpts"), p.str("/dev/pts"), p.str("devpts"), unix.MS_NOSUID|unix.MS_NOEXEC, p.str("newinstance,ptmxmode=0666,mode=620"))
+		p.call("binding /dev/ptmx", unix.SYS_MOUNT, p.str("/dev/pts/ptmx"), p.str("/dev/ptmx"), p.str(""), unix.MS_BIND, 0)
+	}
+	a, n := mountAttr(p, unix.MOUNT_ATTR_RDONLY)
+	p.call(what+": making the mask read-only", unix.SYS_MOUNT_SETATTR, 0, p.str(""), unix.AT_EMPTY_PATH, a, n).from(0, mfd)
+	p.closeSlot(mfd)
+	return nil
+}

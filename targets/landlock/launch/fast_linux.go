@@ -1,0 +1,332 @@
+//go:build linux && (amd64 || arm64)
+
+package launch
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/sbx-dev/sbx/executor"
+	"github.com/sbx-dev/sbx/targets/landlock"
+)
+
+// Spawn starts cmd confined (executor.Spawner): the child of a vfork-style
+// clone applies the sandbox with raw system calls and execs the command,
+// which becomes PID 1 of its PID namespace. It honours the attributes the
+// executor's containment set: Cloneflags (CLONE_NEWPID is required,
+// CLONE_NEWUSER), the uid and gid mappings (the child writes its own),
+// Setsid, Pdeathsig and the cgroup descriptor.
+//
+// Errors: a clone failure is an *os.SyscallError (the executor may fall back
+// to another containment); a failed sandbox step wraps executor.ErrSandbox
+// and names the step; an execve failure is an *fs.PathError with Op
+// "exec".
+func (s *Sandbox) Spawn(cmd *exec.Cmd) (*os.Process, error) {
+	sys := cmd.SysProcAttr
+	if sys == nil || sys.Cloneflags&unix.CLONE_NEWPID == 0 {
+		return nil, fmt.Errorf("%w: the Landlock sandbox needs PID-namespace containment (a fresh /proc hides other processes, a mount namespace holds the read-only view%s), which needs %s", executor.ErrSandbox, s.carveOutRules(), userNSHint())
+	}
+	spec := *s.spec
+	spec.Path, spec.Argv, spec.Env = cmd.Path, cmd.Args, cmd.Env
+	if spec.Env == nil {
+		spec.Env = []string{}
+	}
+	if cmd.Dir != "" {
+		d, err := filepath.Abs(cmd.Dir)
+		if err != nil {
+			return nil, fmt.Errorf("%w: working directory: %v", executor.ErrSandbox, err)
+		}
+		spec.Cwd = d
+	}
+	if spec.Seccomp.NotifyConnect || spec.Seccomp.NotifyListen {
+		return nil, fmt.Errorf("%w: this profile needs the supervisor for listed Unix sockets or bind ports, which this sbx does not implement yet; remove the unix_sockets/bind_tcp rules or use a profile without them", executor.ErrSandbox)
+	}
+	setup := &childSetup{
+		userns:     sys.Cloneflags&unix.CLONE_NEWUSER != 0,
+		uid:        os.Geteuid(),
+		gid:        os.Getegid(),
+		setsid:     sys.Setsid,
+		pdeathsig:  unix.Signal(sys.Pdeathsig),
+		ruleset:    -1,
+		listenerTo: -1,
+		lastCap:    s.lastCap,
+	}
+	// The standard streams, duplicated above 2 so that placing them on
+	// 0, 1 and 2 in the child never overwrites one of them.
+	for i, f := range []any{cmd.Stdin, cmd.Stdout, cmd.Stderr} {
+		file, ok := f.(*os.File)
+		if !ok {
+			return nil, fmt.Errorf("%w: the sandbox needs *os.File standard streams", executor.ErrSandbox)
+		}
+		fd, err := unix.FcntlInt(file.Fd(), unix.F_DUPFD_CLOEXEC, 3)
+		if err != nil {
+			return nil, fmt.Errorf("%w: duplicating stdio: %v", executor.ErrSandbox, err)
+		}
+		defer unix.Close(fd)
+		setup.stdio[i] = fd
+	}
+	if spec.ABI > 0 {
+		rfd, err := newRuleset(&spec)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", executor.ErrSandbox, err)
+		}
+		defer unix.Close(rfd)
+		setup.ruleset = rfd
+	}
+	var err error
+	if setup.filter, err = buildFilter(spec.Seccomp); err != nil {
+		return nil, fmt.Errorf("%w: %v", executor.ErrSandbox, err)
+	}
+	var sock [2]int
+	if spec.Seccomp.NotifyCreate {
+		if sock, err = unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0); err != nil {
+			return nil, fmt.Errorf("%w: socketpair: %v", executor.ErrSandbox, err)
+		}
+		defer unix.Close(sock[0])
+		defer unix.Close(sock[1])
+		setup.listenerTo = sock[1]
+	}
+	prog, err := compile(&spec, setup)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", executor.ErrSandbox, err)
+	}
+	flags := uint64(sys.Cloneflags) | unix.CLONE_NEWNS | unix.CLONE_NEWIPC
+	if spec.NewNet {
+		flags |= unix.CLONE_NEWNET
+	}
+	cg := -1
+	if sys.UseCgroupFD {
+		cg = sys.CgroupFD
+	}
+	pid, pidfd, err := spawn(prog, flags, cg)
+	if err != nil {
+		var se *spawnError
+		if errors.As(err, &se) {
+			if se.Exec {
+				return nil, &fs.PathError{Op: "exec", Path: cmd.Path, Err: se.Errno}
+			}
+			return nil, fmt.Errorf("%w: sandbox setup failed: %v", executor.ErrSandbox, se)
+		}
+		return nil, os.NewSyscallError("clone3", err)
+	}
+	proc, err := os.FindProcess(pid)
+	if err != nil {
+		unix.Close(pidfd)
+		return nil, fmt.Errorf("%w: %v", executor.ErrSandbox, err)
+	}
+	if !spec.Seccomp.NotifyCreate {
+		unix.Close(pidfd)
+		return proc, nil
+	}
+	// The child sent its seccomp listener before it exec'd.
+	lfd, err := recvFD(sock[0])
+	if err != nil {
+		// Without its supervisor the command would hang on its first
+		// creation call: kill it (the namespace goes with it).
+		unix.Kill(pid, unix.SIGKILL)
+		unix.Close(pidfd)
+		return proc, fmt.Errorf("%w: receiving the seccomp listener: %v", executor.ErrSandbox, err)
+	}
+	// The supervisor's child places these on 3, 4, 5 and 0-2: keep them
+	// above that range so that placing one never overwrites another.
+	high := func(fd int) int {
+		if fd < 0 {
+			return -1
+		}
+		n, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, highFD)
+		if err != nil {
+			return -1
+		}
+		return n
+	}
+	l := &lazySupervisor{spec: &spec, userns: setup.userns, pidfd: high(pidfd), listener: high(lfd), ruleset: high(setup.ruleset), stderr: high(setup.stdio[2])}
+	unix.Close(pidfd)
+	unix.Close(lfd)
+	if l.pidfd < 0 || l.listener < 0 || l.stderr < 0 || (setup.ruleset >= 0) != (l.ruleset >= 0) {
+		unix.Kill(pid, unix.SIGKILL)
+		l.close()
+		return proc, fmt.Errorf("%w: duplicating the supervisor's descriptors failed", executor.ErrSandbox)
+	}
+	go l.run()
+	return proc, nil
+}
+
+// recvFD receives one descriptor sent with SCM_RIGHTS (already queued).
+func recvFD(sock int) (int, error) {
+	buf := make([]byte, 1)
+	oob := make([]byte, unix.CmsgSpace(4))
+	_, oobn, _, _, err := unix.Recvmsg(sock, buf, oob, unix.MSG_DONTWAIT|unix.MSG_CMSG_CLOEXEC)
+	if err != nil {
+		return -1, err
+	}
+	msgs, err := unix.ParseSocketControlMessage(oob[:oobn])
+	if err != nil || len(msgs) != 1 {
+		return -1, errors.New("no descriptor in the message")
+	}
+	fds, err := unix.ParseUnixRights(&msgs[0])
+	if err != nil || len(fds) != 1 {
+		for _, fd := range fds {
+			unix.Close(fd)
+		}
+		return -1, errors.New("no descriptor in the message")
+	}
+	return fds[0], nil
+}
+
+// lazySupervisor starts the supervisor on the command's first creation
+// system call. Most short commands make none (a compiler writing into a
+// directory that exists makes them, /bin/true does not), so the
+// supervisor's start — a Go program joining the command's user and mount
+// namespaces — costs nothing until it is needed; the first call then waits
+// for it once (about 2 ms).
+type lazySupervisor struct {
+	spec     *landlock.Spec
+	userns   bool
+	pidfd    int // the command (PID 1 of the sandbox)
+	listener int
+	ruleset  int
+	stderr   int
+}
+
+// run waits until the listener has a notification or the command exited.
+func (l *lazySupervisor) run() {
+	// The supervisor's parent-death signal follows this thread.
+	runtime.LockOSThread()
+	defer l.close()
+	fds := []unix.PollFd{{Fd: int32(l.listener), Events: unix.POLLIN}, {Fd: int32(l.pidfd), Events: unix.POLLIN}}
+	for {
+		fds[0].Revents, fds[1].Revents = 0, 0
+		if _, err := unix.Poll(fds, -1); err != nil {
+			if err == unix.EINTR {
+				continue
+			}
+			unix.PidfdSendSignal(l.pidfd, unix.SIGKILL, nil, 0)
+			return
+		}
+		if fds[1].Revents != 0 {
+			return // the command (and with it the namespace) is gone
+		}
+		if fds[0].Revents&unix.POLLIN != 0 {
+			break
+		}
+		if fds[0].Revents != 0 {
+			return // no filtered task left
+		}
+	}
+	sup, err := l.start()
+	if err != nil {
+		// Fail closed: without the supervisor the command cannot create
+		// anything; it is killed with a message on its stderr.
+		if l.stderr >= 0 {
+			unix.Write(l.stderr, []byte("sbx: starting the sandbox supervisor failed: "+err.Error()+"\n"))
+		}
+		unix.PidfdSendSignal(l.pidfd, unix.SIGKILL, nil, 0)
+		return
+	}
+	// The supervisor ends with the command: wait for the command, then
+	// kill and reap the supervisor. A supervisor that ends first (it
+	// failed; its message is on the command's stderr) takes the command
+	// with it, which would otherwise wait forever on its pending call.
+	supfd, err := unix.PidfdOpen(sup.Pid, 0)
+	if err != nil {
+		sup.Kill()
+		sup.Wait()
+		unix.PidfdSendSignal(l.pidfd, unix.SIGKILL, nil, 0)
+		return
+	}
+	defer unix.Close(supfd)
+	for {
+		fds := []unix.PollFd{{Fd: int32(l.pidfd), Events: unix.POLLIN}, {Fd: int32(supfd), Events: unix.POLLIN}}
+		if _, err := unix.Poll(fds, -1); err == unix.EINTR {
+			continue
+		}
+		if fds[0].Revents == 0 && fds[1].Revents != 0 {
+			unix.PidfdSendSignal(l.pidfd, unix.SIGKILL, nil, 0)
+		}
+		break
+	}
+	sup.Kill()
+	sup.Wait()
+}
+
+// highFD is the lowest descriptor number the supervisor's sources use.
+const highFD = 16
+
+func (l *lazySupervisor) close() {
+	for _, fd := range []int{l.listener, l.pidfd, l.ruleset, l.stderr} {
+		if fd >= 0 {
+			unix.Close(fd)
+		}
+	}
+}
+
+// start starts the supervisor: sbx itself, re-executed by a child that
+// joins the command's user, mount and IPC namespaces (setns with the
+// command's pidfd; a single-threaded child may join a user namespace, sbx
+// may not). The child keeps the host's /proc, opened before it joins: the
+// ids in notifications are in sbx's PID namespace.
+func (l *lazySupervisor) start() (*os.Process, error) {
+	p := newProgram()
+	proc, exe, tmp := p.slot(), p.slot(), p.slot()
+	p.call("opening /proc", unix.SYS_OPENAT, atFdcwdU, p.str("/proc"), unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC).into(tmp)
+	p.call("fcntl(F_DUPFD_CLOEXEC)", unix.SYS_FCNTL, 0, unix.F_DUPFD_CLOEXEC, highFD).from(0, tmp).into(proc)
+	p.call("opening /proc/self/exe", unix.SYS_OPENAT, atFdcwdU, p.str("/proc/self/exe"), unix.O_PATH|unix.O_CLOEXEC).into(tmp)
+	p.call("fcntl(F_DUPFD_CLOEXEC)", unix.SYS_FCNTL, 0, unix.F_DUPFD_CLOEXEC, highFD).from(0, tmp).into(exe)
+	p.call("prctl(PR_SET_PDEATHSIG)", unix.SYS_PRCTL, unix.PR_SET_PDEATHSIG, uintptr(unix.SIGKILL))
+	// A session of its own, like the command's: no controlling terminal
+	// (an O_CREAT open of /dev/tty it performs must fail as the command's
+	// own open would).
+	p.call("setsid", unix.SYS_SETSID)
+	ns := uintptr(unix.CLONE_NEWNS | unix.CLONE_NEWIPC)
+	if l.userns {
+		ns |= unix.CLONE_NEWUSER
+	}
+	p.call("setns into the sandbox's namespaces", unix.SYS_SETNS, uintptr(l.pidfd), ns)
+	if l.userns {
+		// The supervisor is not root in the user namespace, so execve
+		// would clear the capabilities setns gave it: it keeps, as ambient
+		// capabilities, CAP_SETPCAP (its worker drops its capabilities
+		// like the command's) and CAP_SYS_PTRACE (it reads callers'
+		// memory and duplicates their descriptors).
+		keep := uint32(1<<unix.CAP_SETPCAP | 1<<unix.CAP_SYS_PTRACE)
+		hdr := &unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+		data := &[2]unix.CapUserData{{Effective: ^uint32(0), Permitted: ^uint32(0), Inheritable: keep}, {Effective: ^uint32(0), Permitted: ^uint32(0)}}
+		p.keep = append(p.keep, hdr, data)
+		p.call("capset", unix.SYS_CAPSET, uintptr(unsafe.Pointer(hdr)), uintptr(unsafe.Pointer(&data[0])))
+		for _, c := range []uintptr{unix.CAP_SETPCAP, unix.CAP_SYS_PTRACE} {
+			p.call("prctl(PR_CAP_AMBIENT_RAISE)", unix.SYS_PRCTL, unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_RAISE, c)
+		}
+	}
+	for i, fd := range []int{l.stderr, l.stderr, l.stderr} {
+		p.call("dup3(stdio)", unix.SYS_DUP3, uintptr(fd), uintptr(i), 0)
+	}
+	p.call("dup3(listener)", unix.SYS_DUP3, uintptr(l.listener), supListenerFD, 0)
+	hasRuleset := "0"
+	if l.ruleset >= 0 {
+		hasRuleset = "1"
+		p.call("dup3(ruleset)", unix.SYS_DUP3, uintptr(l.ruleset), supRulesetFD, 0)
+	}
+	p.call("dup3(/proc)", unix.SYS_DUP3, 0, supProcFD, 0).from(0, proc)
+	p.call("close_range", unix.SYS_CLOSE_RANGE, supProcFD+1, ^uintptr(0), closeRangeCloex)
+	argv := append([]string{"sbx", HelperArg, "supervise", hasRuleset}, l.spec.Guarded...)
+	av, err := cStrings(p, argv)
+	if err != nil {
+		return nil, err
+	}
+	ev, _ := cStrings(p, nil)
+	p.call("execveat(sbx)", unix.SYS_EXECVEAT, 0, p.str(""), av, ev, unix.AT_EMPTY_PATH).from(0, exe)
+	pid, pidfd, err := spawn(p, 0, -1)
+	if err != nil {
+		return nil, err
+	}
+	unix.Close(pidfd)
+	return os.FindProcess(pid)
+}

@@ -1,0 +1,296 @@
+//go:build linux && (amd64 || arm64)
+
+package launch
+
+import (
+	"fmt"
+	"runtime"
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// The sandbox is applied between fork and exec, without a helper process.
+//
+// Everything the command's confinement needs — user-namespace maps, the
+// mount view, Landlock rules, capability drops, the seccomp filter, the
+// standard streams — is compiled in sbx into a program: a list of system
+// calls with their arguments already in memory. The child of clone3
+// (CLONE_VM|CLONE_VFORK, so it shares sbx's memory and sbx's thread waits
+// until it execs) runs the list with raw system calls and execs the
+// command. It cannot run Go code: it shares the Go runtime's memory but is
+// not one of its threads, so it must not allocate, take locks, grow its
+// stack or call anything but raw system calls. That is exactly what
+// package syscall's own fork does; the runtime hooks below are the ones it
+// uses (runtime.syscall_runtime_BeforeFork and friends, which the runtime
+// exports for this purpose).
+//
+// Saving a re-exec of sbx as a helper saves its Go runtime start, a second
+// program load and the decoding of the spec: about 2 ms per run here.
+
+//go:linkname runtimeBeforeFork syscall.runtime_BeforeFork
+func runtimeBeforeFork()
+
+//go:linkname runtimeAfterFork syscall.runtime_AfterFork
+func runtimeAfterFork()
+
+//go:linkname runtimeAfterForkInChild syscall.runtime_AfterForkInChild
+func runtimeAfterForkInChild()
+
+// rawVfork is a system call that returns twice on one stack (see
+// vfork_linux_*.s).
+func rawVfork(trap, a1, a2, a3 uintptr) (r1, errno uintptr)
+
+const (
+	maxSlots = 64 // descriptors a program can hold at once
+	noSlot   = -1
+)
+
+// insn is one system call of a program. Descriptors the program creates
+// are kept in numbered slots: out stores the result, in substitutes a slot
+// into an argument, patch writes a slot as an int32 into memory (a
+// descriptor inside a structure, such as Landlock's path_beneath).
+type insn struct {
+	nr   uintptr
+	args [6]uintptr
+	// inArg[i] = slot inSlot[i] (when inSlot[i] >= 0).
+	inArg  [2]int8
+	inSlot [2]int8
+	// patchAddr, when not nil, receives slot patchSlot.
+	patchAddr unsafe.Pointer
+	patchSlot int8
+	out       int8
+	// okErrno is an error the step tolerates: the program then skips the
+	// next skip steps (an optional path that does not exist).
+	okErrno uintptr
+	skip    int32
+}
+
+// program is a compiled list of system calls with the memory they point to.
+type program struct {
+	insns []insn
+	what  []string // one description per step, for errors
+	keep  []any    // memory referenced by uintptr arguments
+	slots int      // slots ever allocated
+	free  []int8   // slots released by a close
+	// status is written by the child: the failed step and its errno.
+	status *childStatus
+}
+
+type childStatus struct {
+	step  int64 // index of the failed step, -1 when none failed
+	errno int64
+}
+
+func newProgram() *program {
+	return &program{status: &childStatus{step: -1}}
+}
+
+// str returns a NUL-terminated copy of s kept alive by the program.
+func (p *program) str(s string) uintptr {
+	b := make([]byte, len(s)+1)
+	copy(b, s)
+	p.keep = append(p.keep, b)
+	return uintptr(unsafe.Pointer(&b[0]))
+}
+
+// mem keeps v alive and returns its address.
+func (p *program) mem(v any, ptr unsafe.Pointer) uintptr {
+	p.keep = append(p.keep, v)
+	return uintptr(ptr)
+}
+
+// slot allocates a descriptor slot.
+func (p *program) slot() int8 {
+	if n := len(p.free); n > 0 {
+		s := p.free[n-1]
+		p.free = p.free[:n-1]
+		return s
+	}
+	if p.slots >= maxSlots {
+		panic("launch: program needs more than maxSlots descriptors")
+	}
+	p.slots++
+	return int8(p.slots - 1)
+}
+
+// closeSlot appends close(slot) and releases the slot.
+func (p *program) closeSlot(s int8) {
+	p.call("close", unix.SYS_CLOSE, 0).from(0, s)
+	p.free = append(p.free, s)
+}
+
+// call appends a system call and returns it for further settings.
+func (p *program) call(what string, nr uintptr, args ...uintptr) *insn {
+	in := insn{nr: nr, inArg: [2]int8{-1, -1}, inSlot: [2]int8{noSlot, noSlot}, patchSlot: noSlot, out: noSlot}
+	copy(in.args[:], args)
+	p.insns = append(p.insns, in)
+	p.what = append(p.what, what)
+	return &p.insns[len(p.insns)-1]
+}
+
+// from makes argument arg the descriptor of slot s.
+func (in *insn) from(arg int, s int8) *insn {
+	i := 0
+	if in.inSlot[0] != noSlot {
+		i = 1
+	}
+	in.inArg[i], in.inSlot[i] = int8(arg), s
+	return in
+}
+
+// into stores the result in slot s.
+func (in *insn) into(s int8) *insn { in.out = s; return in }
+
+// tolerate lets the step fail with errno, skipping the next n steps.
+func (in *insn) tolerate(errno syscall.Errno, n int) *insn {
+	in.okErrno, in.skip = uintptr(errno), int32(n)
+	return in
+}
+
+// cloneArgs is struct clone_args (include/uapi/linux/sched.h).
+type cloneArgs struct {
+	flags      uint64
+	pidfd      uint64
+	childTID   uint64
+	parentTID  uint64
+	exitSignal uint64
+	stack      uint64
+	stackSize  uint64
+	tls        uint64
+	setTID     uint64
+	setTIDSize uint64
+	cgroup     uint64
+}
+
+// spawnError is a failed step of the program in the child.
+type spawnError struct {
+	Step  string
+	Errno syscall.Errno
+	// Exec is set when the step that failed is the final execve: the
+	// command itself could not be executed.
+	Exec bool
+}
+
+func (e *spawnError) Error() string {
+	return fmt.Sprintf("%s: %v", e.Step, e.Errno)
+}
+
+func (e *spawnError) Unwrap() error { return e.Errno }
+
+// spawn runs p in a new child created with clone3(flags, cgroup) and
+// returns its pid and a pidfd. The program must end with execve; if a step
+// fails, the child records it and exits, and spawn returns a *spawnError.
+// It must be called on a locked OS thread when the child uses
+// PR_SET_PDEATHSIG (the signal follows the thread that forked).
+func spawn(p *program, flags uint64, cgroupFD int) (pid int, pidfd int, err error) {
+	if len(p.insns) == 0 {
+		return 0, -1, fmt.Errorf("empty program")
+	}
+	for i := range p.insns {
+		in := &p.insns[i]
+		if int(in.skip) > len(p.insns)-1-i || int(in.out) >= p.slots || int(in.inSlot[0]) >= p.slots ||
+			int(in.inSlot[1]) >= p.slots || int(in.patchSlot) >= p.slots {
+			return 0, -1, fmt.Errorf("invalid program step %d (%s)", i, p.what[i])
+		}
+	}
+	pidfd32 := new(int32)
+	*pidfd32 = -1
+	args := &cloneArgs{
+		flags:      flags | unix.CLONE_VM | unix.CLONE_VFORK | unix.CLONE_PIDFD,
+		pidfd:      uint64(uintptr(unsafe.Pointer(pidfd32))),
+		exitSignal: uint64(unix.SIGCHLD),
+	}
+	if cgroupFD >= 0 {
+		args.flags |= unix.CLONE_INTO_CGROUP
+		args.cgroup = uint64(cgroupFD)
+	}
+	// Descriptors must not be created without close-on-exec while the
+	// child copies the table (package syscall's rule for forks).
+	syscall.ForkLock.Lock()
+	r, errno := forkRun(args, &p.insns[0], len(p.insns), p.status)
+	runtimeAfterFork()
+	syscall.ForkLock.Unlock()
+	runtime.KeepAlive(p)
+	runtime.KeepAlive(args)
+	if errno != 0 {
+		return 0, -1, syscall.Errno(errno)
+	}
+	pid = int(r)
+	if p.status.step >= 0 {
+		// The child failed and exited: reap it here so no zombie is left.
+		var ws syscall.WaitStatus
+		for {
+			if _, err := syscall.Wait4(pid, &ws, 0, nil); err != syscall.EINTR {
+				break
+			}
+		}
+		unix.Close(int(*pidfd32))
+		step := int(p.status.step)
+		return 0, -1, &spawnError{Step: p.what[step], Errno: syscall.Errno(p.status.errno), Exec: step == len(p.insns)-1}
+	}
+	return pid, int(*pidfd32), nil
+}
+
+// forkRun clones and, in the child, runs the program; it returns only in
+// the parent. Between runtimeBeforeFork and the end of the child nothing
+// may allocate, lock, grow the stack or call a function that is not a raw
+// system call (see package syscall's forkAndExecInChild1). Every variable
+// the child uses is declared before the fork.
+//
+//go:noinline
+//go:norace
+//go:nocheckptr
+func forkRun(args *cloneArgs, first *insn, n int, status *childStatus) (pid uintptr, errno uintptr) {
+	var (
+		slots [maxSlots]uintptr
+		i     int
+		in    *insn
+		a     [6]uintptr
+		r     uintptr
+		e     syscall.Errno
+		size  = unsafe.Sizeof(insn{})
+	)
+	runtimeBeforeFork()
+	pid, errno = rawVfork(unix.SYS_CLONE3, uintptr(unsafe.Pointer(args)), unsafe.Sizeof(*args), 0)
+	if errno != 0 || pid != 0 {
+		return // the parent (after the child exec'd or exited)
+	}
+	// The child.
+	runtimeAfterForkInChild()
+	for i = 0; i < n; i++ {
+		in = (*insn)(unsafe.Add(unsafe.Pointer(first), uintptr(i)*size))
+		a = in.args
+		if in.inSlot[0] >= 0 {
+			a[in.inArg[0]] = slots[in.inSlot[0]]
+		}
+		if in.inSlot[1] >= 0 {
+			a[in.inArg[1]] = slots[in.inSlot[1]]
+		}
+		if in.patchAddr != nil {
+			*(*int32)(in.patchAddr) = int32(slots[in.patchSlot])
+		}
+		r, _, e = syscall.RawSyscall6(in.nr, a[0], a[1], a[2], a[3], a[4], a[5])
+		if e != 0 {
+			if uintptr(e) == in.okErrno {
+				i += int(in.skip)
+				continue
+			}
+			status.errno = int64(e)
+			status.step = int64(i)
+			for {
+				syscall.RawSyscall(unix.SYS_EXIT_GROUP, 125, 0, 0)
+			}
+		}
+		if in.out >= 0 {
+			slots[in.out] = r
+		}
+	}
+	// The program ends with execve, which only returns on failure.
+	status.errno = int64(syscall.ENOEXEC)
+	status.step = int64(n - 1)
+	for {
+		syscall.RawSyscall(unix.SYS_EXIT_GROUP, 125, 0, 0)
+	}
+}
