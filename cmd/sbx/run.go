@@ -181,6 +181,27 @@ var exitsAfterRun bool
 
 // runCommand implements "sbx run".
 func runCommand(args []string, stdout, stderr io.Writer) int {
+	// SIGINT, SIGTERM and SIGHUP cancel the command (below). signal.Notify
+	// costs a synchronous round trip to a runtime thread per signal (up to
+	// ≈0.3 ms of start-up), so it starts first and runs concurrently with
+	// parsing the flags, loading the profile and building the request; the
+	// handlers are in place before the command starts.
+	sigs := make(chan os.Signal, 1)
+	sigReady := make(chan struct{})
+	go func() {
+		signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+		close(sigReady)
+	}()
+	// Removing the handlers is another round trip per signal: sbx's main
+	// skips it, as the process exits right after (a signal that arrives
+	// after the command ended then exits with 128+N, below); callers that
+	// go on (tests) get them removed.
+	if !exitsAfterRun {
+		defer func() {
+			<-sigReady
+			signal.Stop(sigs)
+		}()
+	}
 	o, err := parseRunFlags(args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stdout, runUsage)
@@ -201,34 +222,6 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 			ev.error(err)
 		}
 		return reportFailure(stderr, runUsage, err)
-	}
-
-	// SIGINT, SIGTERM and SIGHUP cancel the command (below). signal.Notify
-	// costs a synchronous round trip to a runtime thread per signal (≈0.3 ms
-	// of start-up), so it runs concurrently with loading the profile and
-	// building the request; the handlers are in place before the command
-	// starts.
-	var (
-		sigs     chan os.Signal
-		sigReady chan struct{}
-	)
-	if !o.dryRun {
-		sigs = make(chan os.Signal, 1)
-		sigReady = make(chan struct{})
-		go func() {
-			signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-			close(sigReady)
-		}()
-		// Removing the handlers is another round trip per signal: sbx's
-		// main skips it, as the process exits right after (a signal that
-		// arrives after the command ended then exits with 128+N, below);
-		// callers that go on (tests) get them removed.
-		if !exitsAfterRun {
-			defer func() {
-				<-sigReady
-				signal.Stop(sigs)
-			}()
-		}
 	}
 
 	p, err := loadProfile(o.profile, o.artifact)

@@ -248,13 +248,6 @@ type Spec struct {
 	// Cwd is re-entered after the mounts (a cwd taken before a bind mount
 	// would still point below it).
 	Cwd string `json:"cwd"`
-	// StatusFD, when positive, is the helper's descriptor on which a
-	// supervising helper writes the signal the command died of (one byte),
-	// since its own exit status can only carry a code.
-	StatusFD int `json:"status_fd,omitempty"`
-	// Trace makes the helper print the time of each phase on stderr
-	// (SBX_LANDLOCK_TRACE=1 in sbx's environment; for benchmarks).
-	Trace bool `json:"trace,omitempty"`
 	// Path, Argv and Env are the command, set by the launcher.
 	Path string   `json:"path,omitempty"`
 	Argv []string `json:"argv,omitempty"`
@@ -305,11 +298,13 @@ type BindOptions struct {
 	// GlobBudget bounds the directory entries visited to expand deny globs
 	// (0: 200000).
 	GlobBudget int
-	// Supervise enables the seccomp user-notification supervisor for
+	// Supervise enables the seccomp user-notification supervisor: for
 	// protected or denied names that do not exist directly below a writable
-	// root: their creation is refused by name instead of making the whole
-	// directory non-creatable. The launcher sets it when the kernel offers
-	// user notification and the filter supports the architecture.
+	// root (their creation is refused by name instead of making the whole
+	// directory non-creatable), for listed Unix sockets (connected by the
+	// supervisor) and for listen() with bind ports. The launcher sets it
+	// when the kernel offers user notification and the filter supports the
+	// architecture.
 	Supervise bool
 }
 
@@ -414,7 +409,7 @@ func (pl *Plan) Bind(b ir.Bindings, o BindOptions) (*Spec, *Report, error) {
 	// and a namespace would only add its cost (≈0.5 ms to create and
 	// destroy, about a fifth of a run).
 	spec.NewNet = pl.Network.Namespace && abi < 6
-	spec.Seccomp = seccompFor(prof.Network, abi)
+	spec.Seccomp = seccompFor(prof.Network, abi, o.Supervise)
 	spec.Guarded = lo.guarded
 	spec.Seccomp.NotifyCreate = len(lo.guarded) > 0
 	if pl.Network.Mode == ir.NetworkPorts && abi >= 4 {
@@ -439,7 +434,7 @@ func (pl *Plan) Bind(b ir.Bindings, o BindOptions) (*Spec, *Report, error) {
 	}
 	spec.ConnectTCP, spec.BindTCP = pl.Network.ConnectTCP, pl.Network.BindTCP
 
-	rep.Fidelity = append(t.fid, networkFidelity(prof.Network)...)
+	rep.Fidelity = append(t.fid, networkFidelity(prof.Network, o.Supervise)...)
 	for i := range rep.Fidelity {
 		f := &rep.Fidelity[i]
 		for _, r := range short {

@@ -332,7 +332,7 @@ func Compile(p *ir.Profile) (*Plan, error) {
 		pl.Symbolic.Mounts = append(pl.Symbolic.Mounts, m)
 	}
 	pl.Fidelity = append(pl.Fidelity, t.fid...)
-	pl.Fidelity = append(pl.Fidelity, networkFidelity(n)...)
+	pl.Fidelity = append(pl.Fidelity, networkFidelity(n, true)...)
 	pl.Requirements = requirements(p, pl.Fidelity)
 	pl.MinABI = 1
 	for _, r := range pl.Requirements {
@@ -340,7 +340,7 @@ func Compile(p *ir.Profile) (*Plan, error) {
 	}
 	pl.MinKernel = KernelFor(pl.MinABI)
 	pl.Handled = handledAt(pl.MinABI, n.Mode)
-	pl.Seccomp = SeccompSummary(seccompFor(n, pl.MinABI))
+	pl.Seccomp = SeccompSummary(seccompFor(n, pl.MinABI, true))
 	return pl, nil
 }
 
@@ -356,11 +356,16 @@ func handledAt(abi int, mode ir.NetworkMode) Handled {
 	return h
 }
 
-// networkFidelity describes the network rules.
-func networkFidelity(n ir.Network) []Fidelity {
+// networkFidelity describes the network rules, with or without the
+// user-notification supervisor (plans assume it: Linux 6.9+ on amd64 and
+// arm64; a run without it reports the fallback).
+func networkFidelity(n ir.Network, supervise bool) []Fidelity {
 	var out []Fidelity
 	socks := "Unix socket connections are denied by seccomp (restrictive: also to sockets the command creates itself, and to abstract sockets)"
-	if n.Mode == ir.NetworkNone {
+	switch {
+	case supervise && len(n.UnixSockets) > 0:
+		socks = "Unix connect() goes to the seccomp supervisor: only the listed sockets can be connected to (restrictive: not sockets the command creates itself, nor abstract ones)"
+	case n.Mode == ir.NetworkNone:
 		socks = "connect() is denied by seccomp, so no Unix socket can be connected to (restrictive: also sockets the command creates itself)"
 	}
 	switch n.Mode {
@@ -372,11 +377,14 @@ func networkFidelity(n ir.Network) []Fidelity {
 	case ir.NetworkPorts:
 		detail := "TCP connect and bind limited to the listed ports by Landlock; only TCP sockets (SOCK_STREAM, protocol 0 or IPPROTO_TCP) may be created: UDP, raw, packet, netlink and MPTCP denied by seccomp (EACCES); abstract Unix sockets and signals outside the sandbox denied by Landlock scopes; " + socks
 		level := LevelSupplementary
-		if len(n.BindTCP) == 0 {
+		switch {
+		case len(n.BindTCP) == 0:
 			detail += "; listen() is denied (no bind port: a listen() on an unbound socket would pick an ephemeral port)"
-		} else {
+		case supervise:
+			detail += "; listen() on a socket that was never bound (it would pick an ephemeral port, which Landlock does not check) is refused by the seccomp user-notification supervisor"
+		default:
 			level = LevelPartial
-			detail += "; NOT ENFORCED: listen() on a socket that was never bound picks an ephemeral port, which Landlock does not check (closing it needs the seccomp user-notification supervisor, not implemented yet)"
+			detail += "; NOT ENFORCED: listen() on a socket that was never bound picks an ephemeral port, which Landlock does not check (closing it needs the seccomp user-notification supervisor, not available here)"
 		}
 		out = append(out, Fidelity{Rule: "network ports", Source: n.Source, Level: level, Mechanism: "seccomp", Detail: detail, MinABI: 6})
 		for _, r := range n.ConnectTCP {
@@ -390,9 +398,16 @@ func networkFidelity(n ir.Network) []Fidelity {
 			Detail: "no network restriction; " + socks, MinABI: 1})
 	}
 	for _, s := range n.UnixSockets {
+		if supervise {
+			out = append(out, Fidelity{Rule: "unix_socket " + s.Path.String(), Source: s.Source, Level: LevelSupplementary,
+				Mechanism: "seccomp user notification",
+				Detail:    "connect() goes to the supervisor, which connects the command's socket itself only when the address names this socket (same device and inode when connecting, symlinks followed); every other pathname or abstract Unix address: EACCES (Landlock mediates pathname Unix sockets only from ABI 9)",
+				MinABI:    1})
+			continue
+		}
 		out = append(out, Fidelity{Rule: "unix_socket " + s.Path.String(), Source: s.Source, Level: LevelRestrictive,
 			Mechanism: "seccomp",
-			Detail:    "the socket is NOT reachable: Landlock mediates pathname Unix sockets only from ABI 9 and seccomp cannot read the address, so every Unix connect() is denied until the user-notification supervisor (which would connect only to this socket, matched by device and inode) is implemented",
+			Detail:    "the socket is NOT reachable: Landlock mediates pathname Unix sockets only from ABI 9 and seccomp cannot read the address, so every Unix connect() is denied (the user-notification supervisor, which connects only to listed sockets, needs Linux 6.9+ on amd64 or arm64)",
 			MinABI:    1})
 	}
 	return out

@@ -54,21 +54,31 @@ func (s SeccompSpec) NeedsSupervisor() bool {
 }
 
 // seccompFor derives the spec from the network policy and the ABI in use.
-func seccompFor(n ir.Network, abi int) SeccompSpec {
-	// The user-notification supervisor (NotifyConnect, NotifyListen) is not
-	// implemented yet: listed Unix sockets fail closed (unreachable, a
-	// restrictive fidelity), and listen() is allowed when bind ports are
-	// listed (a partial fidelity: see networkFidelity).
+// With the user-notification supervisor (supervise), listed Unix sockets
+// are reachable (connect() goes to it) and listen() is checked when bind
+// ports are listed; without it, listed sockets are unreachable
+// (restrictive) and listen() on an unbound socket is unchecked (partial).
+func seccompFor(n ir.Network, abi int, supervise bool) SeccompSpec {
 	s := SeccompSpec{Network: n.Mode}
 	switch n.Mode {
 	case ir.NetworkNone:
 		s.UnixSocket = true
-		s.DenyConnect = true
 		s.DenyFastOpen = true
+		s.DenyConnect = true
 	case ir.NetworkPorts:
 		s.DenyFastOpen = true
-		s.DenyListen = len(n.BindTCP) == 0
 		s.DenyInet = abi < 4
+		switch {
+		case len(n.BindTCP) == 0:
+			s.DenyListen = true
+		case supervise:
+			s.NotifyListen = true
+		}
+	}
+	if supervise && len(n.UnixSockets) > 0 {
+		s.UnixSocket = true
+		s.DenyConnect = false
+		s.NotifyConnect = true
 	}
 	return s
 }
@@ -115,7 +125,7 @@ func SeccompSummary(s SeccompSpec) []string {
 		out = append(out, "connect(): EACCES (no network and no listed Unix socket)")
 	}
 	if s.NotifyConnect {
-		out = append(out, "connect(): performed by the supervisor for listed Unix sockets and allowed destinations only; others EACCES")
+		out = append(out, "connect(): to the supervisor: a pathname Unix socket is connected by the supervisor only if it is a listed one (same device and inode, symlinks followed); abstract and other Unix addresses: EACCES; TCP destinations are left to Landlock (CONTINUE: the kernel checks the address it uses)")
 	}
 	if s.DenyFastOpen {
 		out = append(out, "sendto/sendmsg/sendmmsg with MSG_FASTOPEN: EACCES (TCP Fast Open connects without connect(), which Landlock checks)")
@@ -124,7 +134,7 @@ func SeccompSummary(s SeccompSpec) []string {
 		out = append(out, "listen(): EACCES (no bind port is listed)")
 	}
 	if s.NotifyListen {
-		out = append(out, "listen(): performed by the supervisor only on sockets bound to a listed port; others EACCES")
+		out = append(out, "listen(): to the supervisor: an internet socket that was never bound (listen would pick an ephemeral port Landlock does not check): EACCES; others proceed (their port was checked by Landlock at bind)")
 	}
 	if s.NotifyCreate {
 		out = append(out, "mkdir, mknod, symlink, link, rename, bind and open/creat with O_CREAT: performed by the supervisor on a thread with the command's Landlock domain and credentials; a guarded name directly below a writable root: EACCES")

@@ -53,6 +53,29 @@ profile "t-ports" {
   }
 }
 
+profile "t-sock" {
+  filesystem {
+    read  = [root]
+    write = [cwd]
+  }
+  network {
+    mode         = "none"
+    unix_sockets = ["SOCKDIR/listed.sock"]
+  }
+}
+
+profile "t-bind" {
+  filesystem {
+    read  = [root]
+    write = [cwd]
+  }
+  network {
+    mode     = "ports"
+    reason   = "test"
+    bind_tcp = [PORTOK]
+  }
+}
+
 profile "t-narrow" {
   filesystem {
     read    = [cwd]
@@ -113,7 +136,14 @@ func setup(m *testing.M) (int, error) {
 		*p = l.Addr().(*net.TCPAddr).Port
 		l.Close()
 	}
-	src := strings.ReplaceAll(testProfiles, "PORTOK", strconv.Itoa(portOK))
+	src := strings.NewReplacer("PORTOK", strconv.Itoa(portOK), "SOCKDIR", dir).Replace(testProfiles)
+	// Links to the listed socket and to another one (TestEscape listens on
+	// both), for the t-sock cases.
+	for name, target := range map[string]string{"lnk-listed": "listed.sock", "lnk-other": "other.sock"} {
+		if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
+			return 0, err
+		}
+	}
 	res, ds := compiler.CompileSources([]compiler.Source{{Name: "test.hcl", Data: []byte(src)}})
 	if ds.HasErrors() {
 		return 0, fmt.Errorf("compiling test profiles: %v", ds)
@@ -262,6 +292,9 @@ type tcase struct {
 func ws(f *fixture) string    { return f.ws }
 func nogit(f *fixture) string { return f.nogit }
 
+// binDir is the test binaries' directory, next to the t-sock sockets.
+func binDir(*fixture) string { return bin }
+
 func ops(a ...string) func(*fixture) []string {
 	return func(f *fixture) []string {
 		out := make([]string, len(a))
@@ -384,6 +417,21 @@ func cases() []tcase {
 		{name: "ports: udp", profile: "@t-ports", cwd: ws, op: ops("udp-send", "127.0.0.1:PORTOK"), want: "EACCES", control: "ok"},
 		{name: "ports: unix socket", profile: "@t-ports", cwd: ws, op: ops("unix-connect", "UNIXSOCK"), want: "EACCES", control: "ok"},
 		{name: "ports: abstract", profile: "@t-ports", cwd: ws, op: ops("abstract-connect", abstractName), want: "EACCES", control: "ok"},
+		// Listed Unix sockets (the supervisor connects them) and listen()
+		// with bind ports (the supervisor refuses unbound sockets).
+		{name: "listed unix socket", profile: "@t-sock", cwd: ws, op: ops("unix-connect", "BIN/listed.sock"), want: "ok"},
+		{name: "listed unix socket, relative", profile: "@t-sock", cwd: binDir, op: ops("unix-connect", "listed.sock"), want: "ok"},
+		{name: "listed unix socket through a symlink", profile: "@t-sock", cwd: ws, op: ops("unix-connect", "BIN/lnk-listed"), want: "ok"},
+		{name: "listed unix socket through /proc/self/cwd", profile: "@t-sock", cwd: binDir, op: ops("unix-connect", "/proc/self/cwd/listed.sock"), want: "ok"},
+		{name: "unlisted unix socket next to a listed one", profile: "@t-sock", cwd: ws, op: ops("unix-connect", "BIN/other.sock"), want: "EACCES", control: "ok"},
+		{name: "unlisted unix socket through a symlink", profile: "@t-sock", cwd: ws, op: ops("unix-connect", "BIN/lnk-other"), want: "EACCES", control: "ok"},
+		{name: "unlisted unix socket elsewhere", profile: "@t-sock", cwd: ws, op: ops("unix-connect", "UNIXSOCK"), want: "EACCES", control: "ok"},
+		{name: "listed sockets: abstract", profile: "@t-sock", cwd: ws, op: ops("abstract-connect", abstractName), want: "EACCES"},
+		{name: "listed sockets: tcp", profile: "@t-sock", cwd: ws, op: ops("tcp-connect", "127.0.0.1:PORTOK"), want: "EACCES"},
+		{name: "bind ports: listen unbound", profile: "@t-bind", cwd: ws, op: ops("tcp-listen", "127.0.0.1:0"), want: "EACCES", control: "ok"},
+		{name: "bind ports: listen unbound ::1", profile: "@t-bind", cwd: ws, op: ops("tcp-listen", "[::1]:0"), want: "EACCES", control: "ok"},
+		{name: "bind ports: listen on the listed port", profile: "@t-bind", cwd: ws, op: ops("tcp-bind-listen", "127.0.0.2:PORTOK"), want: "ok"},
+		{name: "bind ports: bind an unlisted port", profile: "@t-bind", cwd: ws, op: ops("tcp-bind-listen", "127.0.0.2:PORTNO"), want: "EACCES", control: "ok"},
 		{name: "full: unlisted unix socket", profile: "@t-full", cwd: ws, op: ops("unix-connect", "UNIXSOCK"), want: "EACCES", control: "ok"},
 		{name: "full: tcp", profile: "@t-full", cwd: ws, op: ops("tcp-connect", "127.0.0.1:PORTOK"), want: "ok"},
 		{name: "none: unix socket", profile: "workspace", cwd: ws, op: ops("unix-connect", "UNIXSOCK"), want: "EACCES", control: "ok"},
@@ -456,6 +504,24 @@ func TestEscapes(t *testing.T) {
 	}
 	defer us.Close()
 	os.Chmod(sockPath, 0o777)
+	// The socket t-sock lists, and one it does not, next to each other.
+	for _, name := range []string{"listed.sock", "other.sock"} {
+		l, err := net.Listen("unix", filepath.Join(bin, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		os.Chmod(filepath.Join(bin, name), 0o777)
+		go func() {
+			for {
+				c, err := l.Accept()
+				if err != nil {
+					return
+				}
+				c.Close()
+			}
+		}()
+	}
 	// A SysV shared memory segment of the host.
 	shmKey := 0x5b0c0000 + os.Getpid()%0xffff
 	shmID, err := unix.SysvShmGet(shmKey, 4096, unix.IPC_CREAT|0o666)
@@ -465,7 +531,7 @@ func TestEscapes(t *testing.T) {
 	defer unix.SysvShmCtl(shmID, unix.IPC_RMID, nil)
 
 	repl := strings.NewReplacer("PORTOK", strconv.Itoa(portOK), "PORTNO", strconv.Itoa(portDenied),
-		"UNIXSOCK", sockPath, "PARENTPID", strconv.Itoa(os.Getpid()), "SHMKEY", strconv.Itoa(shmKey))
+		"UNIXSOCK", sockPath, "PARENTPID", strconv.Itoa(os.Getpid()), "SHMKEY", strconv.Itoa(shmKey), "BIN", bin)
 	for _, u := range users {
 		t.Run(u.name, func(t *testing.T) {
 			if u.uid != 0 {

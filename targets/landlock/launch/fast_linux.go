@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -45,9 +46,6 @@ func (s *Sandbox) Spawn(cmd *exec.Cmd) (*os.Process, error) {
 			return nil, fmt.Errorf("%w: working directory: %v", executor.ErrSandbox, err)
 		}
 		spec.Cwd = d
-	}
-	if spec.Seccomp.NotifyConnect || spec.Seccomp.NotifyListen {
-		return nil, fmt.Errorf("%w: this profile needs the supervisor for listed Unix sockets or bind ports, which this sbx does not implement yet; remove the unix_sockets/bind_tcp rules or use a profile without them", executor.ErrSandbox)
 	}
 	setup := &childSetup{
 		userns:     sys.Cloneflags&unix.CLONE_NEWUSER != 0,
@@ -86,7 +84,7 @@ func (s *Sandbox) Spawn(cmd *exec.Cmd) (*os.Process, error) {
 		return nil, fmt.Errorf("%w: %v", executor.ErrSandbox, err)
 	}
 	var sock [2]int
-	if spec.Seccomp.NotifyCreate {
+	if spec.Seccomp.NeedsSupervisor() {
 		if sock, err = unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0); err != nil {
 			return nil, fmt.Errorf("%w: socketpair: %v", executor.ErrSandbox, err)
 		}
@@ -122,7 +120,7 @@ func (s *Sandbox) Spawn(cmd *exec.Cmd) (*os.Process, error) {
 		unix.Close(pidfd)
 		return nil, fmt.Errorf("%w: %v", executor.ErrSandbox, err)
 	}
-	if !spec.Seccomp.NotifyCreate {
+	if !spec.Seccomp.NeedsSupervisor() {
 		unix.Close(pidfd)
 		return proc, nil
 	}
@@ -316,7 +314,8 @@ func (l *lazySupervisor) start() (*os.Process, error) {
 	}
 	p.call("dup3(/proc)", unix.SYS_DUP3, 0, supProcFD, 0).from(0, proc)
 	p.call("close_range", unix.SYS_CLOSE_RANGE, supProcFD+1, ^uintptr(0), closeRangeCloex)
-	argv := append([]string{"sbx", HelperArg, "supervise", hasRuleset}, l.spec.Guarded...)
+	argv := append([]string{"sbx", HelperArg, "supervise", hasRuleset, strconv.Itoa(len(l.spec.Guarded))}, l.spec.Guarded...)
+	argv = append(argv, l.spec.Sockets...)
 	av, err := cStrings(p, argv)
 	if err != nil {
 		return nil, err

@@ -112,7 +112,9 @@ type supervisor struct {
 	// guard maps a guarded directory to the names refused directly in it.
 	guard map[dirKey]map[string]bool
 	names map[string]bool // every guarded name, for a quick test
-	work  chan func()
+	// sockets are the listed pathname Unix sockets (NotifyConnect).
+	sockets []string
+	work    chan func()
 	// devLinks maps the standard links of /dev that point into
 	// /proc/self (fd, stdin, stdout, stderr) to their target below it.
 	devLinks map[string]string
@@ -129,7 +131,7 @@ const (
 // command's user, mount and IPC namespaces (not its PID namespace: the
 // command cannot see, signal or trace it). It serves the listener until
 // sbx kills it when the command has exited; it never returns.
-func runSupervisor(guarded []string, hasRuleset bool) {
+func runSupervisor(guarded, sockets []string, hasRuleset bool) {
 	runtime.LockOSThread()
 	// Nothing but sbx should be able to access this process: not dumpable,
 	// so its /proc entries are root's and ptrace access needs
@@ -141,6 +143,7 @@ func runSupervisor(guarded []string, hasRuleset bool) {
 	if hasRuleset {
 		sv.rfd = supRulesetFD
 	}
+	sv.sockets = sockets
 	for _, g := range guarded {
 		var st unix.Stat_t
 		if err := unix.Stat(path.Dir(g), &st); err != nil {
@@ -237,6 +240,15 @@ func (sv *supervisor) serve() {
 	}
 }
 
+// proceed lets the caller's system call run as it asked (CONTINUE). Only
+// for calls whose arguments the kernel checks itself when it runs them
+// (Landlock's TCP rules check the address connect actually uses) or that
+// have no pointer arguments (listen).
+func (sv *supervisor) proceed(id uint64) {
+	r := seccompNotifResp{id: id, flags: 1 /* SECCOMP_USER_NOTIF_FLAG_CONTINUE */}
+	unix.Syscall(unix.SYS_IOCTL, uintptr(sv.listener), ioctlNotifSend, uintptr(unsafe.Pointer(&r)))
+}
+
 // reply answers a notification with a result or an errno.
 func (sv *supervisor) reply(id uint64, val int64, errno unix.Errno) {
 	r := seccompNotifResp{id: id, val: val, error: -int32(errno)}
@@ -285,6 +297,10 @@ func decode(d *seccompData) (call, bool) {
 		c.kind, c.dirfd[0], c.path[0], c.flags, c.mode = "open", int32(a[0]), a[1], a[2], uint32(a[3])
 	case unix.SYS_BIND:
 		c.kind, c.fd, c.path[0], c.alen = "bind", int32(a[0]), a[1], a[2]
+	case unix.SYS_CONNECT:
+		c.kind, c.fd, c.path[0], c.alen = "connect", int32(a[0]), a[1], a[2]
+	case unix.SYS_LISTEN:
+		c.kind, c.fd = "listen", int32(a[0])
 	case sysMkdir:
 		c.kind, c.path[0], c.mode = "mkdir", a[0], uint32(a[1])
 	case sysMknod:
@@ -323,6 +339,10 @@ func (sv *supervisor) handle(n *seccompNotif) {
 	}
 	defer unix.Close(pidfd)
 	if !sv.idValid(n.id) { // pidfd is of the caller, not of a reused tid
+		return
+	}
+	if c.kind == "connect" || c.kind == "listen" {
+		sv.handleNet(n, c, tid, pidfd)
 		return
 	}
 	// Read every argument once; only these copies are used from now on.
@@ -1088,4 +1108,155 @@ func readStatus(procfd, tid int) (status, error) {
 		return st, errors.New("no Umask, Tgid, NStgid or NSpid in status")
 	}
 	return st, nil
+}
+
+// handleNet serves connect() (NotifyConnect) and listen() (NotifyListen).
+//
+// connect: a pathname Unix address is resolved in the sandbox's view like
+// the kernel does (the caller's cwd, symlinks followed, no magic links) on
+// the confined worker; if the socket it names is one of the listed ones
+// (same device and inode, looked up now), a thread confined like the
+// command connects the caller's own socket (pidfd_getfd) through a magic
+// link to the very inode that was checked, so a rename meanwhile cannot
+// redirect it. Abstract, unnamed and malformed Unix addresses fail with
+// EACCES (abstract sockets are not listed). Internet addresses proceed:
+// Landlock checks the destination the kernel uses.
+//
+// listen: an internet socket that was never bound would get an ephemeral
+// port that Landlock does not check: EACCES. Otherwise it proceeds (its
+// port was checked at bind).
+func (sv *supervisor) handleNet(n *seccompNotif, c call, tid, pidfd int) {
+	sock, err := unix.PidfdGetfd(pidfd, int(c.fd), 0)
+	if err != nil {
+		sv.reply(n.id, 0, errnoOf(err, unix.EBADF))
+		return
+	}
+	defer unix.Close(sock)
+	if c.kind == "listen" {
+		sa, err := unix.Getsockname(sock)
+		if err != nil {
+			sv.reply(n.id, 0, errnoOf(err, unix.ENOTSOCK))
+			return
+		}
+		switch a := sa.(type) {
+		case *unix.SockaddrInet4:
+			if a.Port == 0 {
+				sv.reply(n.id, 0, unix.EACCES)
+				return
+			}
+		case *unix.SockaddrInet6:
+			if a.Port == 0 {
+				sv.reply(n.id, 0, unix.EACCES)
+				return
+			}
+		}
+		sv.proceed(n.id)
+		return
+	}
+	if c.alen < 2 || c.alen > uint64(unsafe.Sizeof(unix.RawSockaddrUnix{})) {
+		// Too short for a family, or longer than any Unix address: only
+		// internet families may be longer (sockaddr_in6 is 28 bytes).
+		fam := make([]byte, 2)
+		if c.alen >= 2 && readMem(tid, c.path[0], fam) == nil && *(*uint16)(unsafe.Pointer(&fam[0])) != unix.AF_UNIX {
+			sv.proceed(n.id)
+			return
+		}
+		sv.reply(n.id, 0, unix.EINVAL)
+		return
+	}
+	addr := make([]byte, c.alen)
+	if err := readMem(tid, c.path[0], addr); err != nil {
+		sv.reply(n.id, 0, unix.EFAULT)
+		return
+	}
+	if *(*uint16)(unsafe.Pointer(&addr[0])) != unix.AF_UNIX {
+		sv.proceed(n.id)
+		return
+	}
+	if len(addr) <= 2 || addr[2] == 0 {
+		sv.reply(n.id, 0, unix.EACCES) // abstract or unnamed
+		return
+	}
+	p := string(addr[2:])
+	if i := strings.IndexByte(p, 0); i >= 0 {
+		p = p[:i]
+	}
+	var cwd = -1
+	if !strings.HasPrefix(p, "/") {
+		if cwd, err = unix.Openat(sv.procfd, strconv.Itoa(tid)+"/cwd", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0); err != nil {
+			sv.reply(n.id, 0, errnoOf(err, unix.EACCES))
+			return
+		}
+		defer unix.Close(cwd)
+	}
+	st, err := readStatus(sv.procfd, tid)
+	if err != nil || !sv.idValid(n.id) {
+		sv.reply(n.id, 0, unix.EACCES)
+		return
+	}
+	r := &resolver{sv: sv, tid: tid, tgid: st.tgid, itid: st.itid, itgid: st.itgid, tpidfd: pidfd}
+	defer r.close()
+	obj := -1
+	var errno unix.Errno
+	sv.onWorker(func() {
+		dir, rp, file, e := r.self(cwd, p)
+		if e != 0 || file >= 0 {
+			errno = unix.EACCES // one of the caller's own descriptors: not a listed path
+			return
+		}
+		fd, err := unix.Openat2(dirOr(dir), rp, &unix.OpenHow{Flags: unix.O_PATH | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_MAGICLINKS})
+		if err != nil {
+			errno = errnoOf(err, unix.ECONNREFUSED)
+			return
+		}
+		var got unix.Stat_t
+		if err := unix.Fstat(fd, &got); err != nil || got.Mode&unix.S_IFMT != unix.S_IFSOCK || !sv.listed(got.Dev, got.Ino) {
+			unix.Close(fd)
+			errno = unix.EACCES
+			if err == nil && got.Mode&unix.S_IFMT != unix.S_IFSOCK && sv.listed(got.Dev, got.Ino) {
+				errno = unix.ECONNREFUSED
+			}
+			return
+		}
+		obj = fd
+	})
+	if errno != 0 {
+		sv.reply(n.id, 0, errno)
+		return
+	}
+	// connect may block (a full backlog): on a thread of its own, confined
+	// like the worker, which connects through its own /proc entry for obj.
+	conn, err := unix.Dup(sock)
+	if err != nil {
+		unix.Close(obj)
+		sv.reply(n.id, 0, unix.EMFILE)
+		return
+	}
+	id := n.id
+	sv.onTempWorker(func() {
+		defer unix.Close(obj)
+		defer unix.Close(conn)
+		if err := unix.Fchdir(sv.procfd); err != nil {
+			sv.reply(id, 0, errnoOf(err, unix.EACCES))
+			return
+		}
+		err := unix.Connect(conn, &unix.SockaddrUnix{Name: "thread-self/fd/" + strconv.Itoa(obj)})
+		sv.reply(id, 0, errnoOf(err, 0))
+	}, func(error) {
+		unix.Close(obj)
+		unix.Close(conn)
+		sv.reply(id, 0, unix.EACCES)
+	})
+}
+
+// listed reports whether (dev, ino) is one of the listed Unix sockets, as
+// they are now in the sandbox's view.
+func (sv *supervisor) listed(dev, ino uint64) bool {
+	for _, p := range sv.sockets {
+		var st unix.Stat_t
+		if unix.Stat(p, &st) == nil && st.Dev == dev && st.Ino == ino && st.Mode&unix.S_IFMT == unix.S_IFSOCK {
+			return true
+		}
+	}
+	return false
 }

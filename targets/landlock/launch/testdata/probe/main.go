@@ -65,6 +65,17 @@ func run(op string, a []string) error {
 			return err
 		}
 		return unix.Bind(fd, sa)
+	case "tcp-bind-listen":
+		sa, fam := sockaddr(a[0])
+		fd, err := unix.Socket(fam, unix.SOCK_STREAM, 0)
+		if err != nil {
+			return err
+		}
+		unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_REUSEADDR, 1)
+		if err := unix.Bind(fd, sa); err != nil {
+			return err
+		}
+		return unix.Listen(fd, 1)
 	case "tcp-listen": // listen without bind: auto-bound ephemeral port
 		_, fam := sockaddr(a[0])
 		fd, err := unix.Socket(fam, unix.SOCK_STREAM, 0)
