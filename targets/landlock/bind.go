@@ -412,6 +412,13 @@ func (pl *Plan) Bind(b ir.Bindings, o BindOptions) (*Spec, *Report, error) {
 	spec.Seccomp = seccompFor(prof.Network, abi, o.Supervise)
 	spec.Guarded = lo.guarded
 	spec.Seccomp.NotifyCreate = len(lo.guarded) > 0
+	// inotify_add_watch is not checked by Landlock (no path_notify hook):
+	// where part of the tree is unreadable without a mask (no read rule on
+	// /), watches go to the supervisor, which adds them only on what the
+	// command may read. Masked paths are empty mode-000 mounts already.
+	if o.Supervise && !readsRoot(spec.Grants) {
+		spec.Seccomp.NotifyWatch = true
+	}
 	if pl.Network.Mode == ir.NetworkPorts && abi >= 4 {
 		ports := map[uint16]AccessNet{}
 		for _, r := range pl.Network.ConnectTCP {
@@ -657,4 +664,15 @@ func mergeGrants(gs []Grant) []Grant {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out
+}
+
+// readsRoot reports whether the grants let the command read everything
+// (read_file and read_dir on /).
+func readsRoot(gs []Grant) bool {
+	for _, g := range gs {
+		if g.Path == "/" && g.Rights&(FSReadFile|FSReadDir) == FSReadFile|FSReadDir {
+			return true
+		}
+	}
+	return false
 }

@@ -45,12 +45,17 @@ type SeccompSpec struct {
 	// guarded name (Spec.Guarded). openat2 always fails with ENOSYS (its
 	// flags and mode are behind a pointer; libc falls back to openat).
 	NotifyCreate bool `json:"notify_create,omitempty"`
+	// NotifyWatch sends inotify_add_watch to the supervisor, which adds the
+	// watch only on a directory or regular file the command may read (on
+	// the inode it checked); others fail with EACCES. Set where part of the
+	// tree is unreadable without a mask.
+	NotifyWatch bool `json:"notify_watch,omitempty"`
 }
 
 // NeedsSupervisor reports whether the spec needs the user-notification
 // supervisor (the helper then stays alive as PID 1 instead of exec'ing).
 func (s SeccompSpec) NeedsSupervisor() bool {
-	return s.NotifyConnect || s.NotifyListen || s.NotifyCreate
+	return s.NotifyConnect || s.NotifyListen || s.NotifyCreate || s.NotifyWatch
 }
 
 // seccompFor derives the spec from the network policy and the ABI in use.
@@ -136,6 +141,9 @@ func SeccompSummary(s SeccompSpec) []string {
 	if s.NotifyListen {
 		out = append(out, "listen(): to the supervisor: an internet socket that was never bound (listen would pick an ephemeral port Landlock does not check): EACCES; others proceed (their port was checked by Landlock at bind)")
 	}
+	if s.NotifyWatch {
+		out = append(out, "inotify_add_watch: to the supervisor, which adds the watch (on the inode it checked) only on a directory or regular file the command may open for reading; others: EACCES (Landlock does not check inotify)")
+	}
 	if s.NotifyCreate {
 		out = append(out, "mkdir, mknod, symlink, link, rename, bind and open/creat with O_CREAT: performed by the supervisor on a thread with the command's Landlock domain and credentials; a guarded name directly below a writable root: EACCES")
 	}
@@ -144,6 +152,6 @@ func SeccompSummary(s SeccompSpec) []string {
 
 // String is a one-line form for reports.
 func (s SeccompSpec) String() string {
-	return fmt.Sprintf("network=%s unix_socket=%v deny_connect=%v notify_connect=%v deny_listen=%v notify_listen=%v deny_inet=%v deny_fastopen=%v notify_create=%v",
-		s.Network, s.UnixSocket, s.DenyConnect, s.NotifyConnect, s.DenyListen, s.NotifyListen, s.DenyInet, s.DenyFastOpen, s.NotifyCreate)
+	return fmt.Sprintf("network=%s unix_socket=%v deny_connect=%v notify_connect=%v deny_listen=%v notify_listen=%v deny_inet=%v deny_fastopen=%v notify_create=%v notify_watch=%v",
+		s.Network, s.UnixSocket, s.DenyConnect, s.NotifyConnect, s.DenyListen, s.NotifyListen, s.DenyInet, s.DenyFastOpen, s.NotifyCreate, s.NotifyWatch)
 }

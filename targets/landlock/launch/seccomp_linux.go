@@ -214,6 +214,9 @@ func buildFilter(s landlock.SeccompSpec) ([]unix.SockFilter, error) {
 	// for make_char. A whiteout in a writable root hides the file below it
 	// if the directory is ever used as an overlayfs upper layer.
 	a.route(unix.SYS_RENAMEAT2, "renameat2")
+	if s.NotifyWatch {
+		a.route(unix.SYS_INOTIFY_ADD_WATCH, "notif")
+	}
 	if s.NotifyCreate {
 		// Every other system call that creates a directory entry goes to
 		// the supervisor, which performs it itself (never CONTINUE: the

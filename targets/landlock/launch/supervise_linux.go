@@ -301,6 +301,8 @@ func decode(d *seccompData) (call, bool) {
 		c.kind, c.fd, c.path[0], c.alen = "connect", int32(a[0]), a[1], a[2]
 	case unix.SYS_LISTEN:
 		c.kind, c.fd = "listen", int32(a[0])
+	case unix.SYS_INOTIFY_ADD_WATCH:
+		c.kind, c.fd, c.path[0], c.flags = "watch", int32(a[0]), a[1], a[2]
 	case sysMkdir:
 		c.kind, c.path[0], c.mode = "mkdir", a[0], uint32(a[1])
 	case sysMknod:
@@ -343,6 +345,10 @@ func (sv *supervisor) handle(n *seccompNotif) {
 	}
 	if c.kind == "connect" || c.kind == "listen" {
 		sv.handleNet(n, c, tid, pidfd)
+		return
+	}
+	if c.kind == "watch" {
+		sv.handleWatch(n, c, tid, pidfd)
 		return
 	}
 	// Read every argument once; only these copies are used from now on.
@@ -1259,4 +1265,102 @@ func (sv *supervisor) listed(dev, ino uint64) bool {
 		}
 	}
 	return false
+}
+
+// handleWatch serves inotify_add_watch (NotifyWatch): Landlock does not
+// check it, so a watch on a directory the command may not read would
+// reveal the names created there. The path is resolved in the sandbox's
+// view like the kernel does (IN_DONT_FOLLOW honoured) on the confined
+// worker, which then opens the inode for reading through its own /proc
+// entry (Landlock and permission checks as the command's): a directory
+// with O_DIRECTORY, a regular file non-blocking; anything else, or a
+// failed open, is EACCES. The watch is then added to the caller's own
+// inotify instance (pidfd_getfd) on the inode that was checked.
+func (sv *supervisor) handleWatch(n *seccompNotif, c call, tid, pidfd int) {
+	in, err := unix.PidfdGetfd(pidfd, int(c.fd), 0)
+	if err != nil {
+		sv.reply(n.id, 0, errnoOf(err, unix.EBADF))
+		return
+	}
+	defer unix.Close(in)
+	p, errno := readString(tid, c.path[0])
+	if errno != 0 {
+		sv.reply(n.id, 0, errno)
+		return
+	}
+	cwd := -1
+	if !strings.HasPrefix(p, "/") {
+		if cwd, err = unix.Openat(sv.procfd, strconv.Itoa(tid)+"/cwd", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0); err != nil {
+			sv.reply(n.id, 0, errnoOf(err, unix.EACCES))
+			return
+		}
+		defer unix.Close(cwd)
+	}
+	st, err := readStatus(sv.procfd, tid)
+	if err != nil || !sv.idValid(n.id) {
+		sv.reply(n.id, 0, unix.EACCES)
+		return
+	}
+	r := &resolver{sv: sv, tid: tid, tgid: st.tgid, itid: st.itid, itgid: st.itgid, tpidfd: pidfd}
+	defer r.close()
+	mask := uint32(c.flags)
+	var wd int
+	sv.onWorker(func() {
+		dir, rp, file, e := r.self(cwd, p)
+		if e != 0 {
+			errno = e
+			return
+		}
+		obj := file
+		if obj < 0 {
+			how := &unix.OpenHow{Flags: unix.O_PATH | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_MAGICLINKS}
+			if mask&unix.IN_DONT_FOLLOW != 0 {
+				how.Flags |= unix.O_NOFOLLOW
+			}
+			fd, err := unix.Openat2(dirOr(dir), rp, how)
+			if err != nil {
+				errno = errnoOf(err, unix.EACCES)
+				return
+			}
+			defer unix.Close(fd)
+			obj = fd
+		}
+		var fst unix.Stat_t
+		if err := unix.Fstat(obj, &fst); err != nil {
+			errno = unix.EACCES
+			return
+		}
+		if mask&unix.IN_ONLYDIR != 0 && fst.Mode&unix.S_IFMT != unix.S_IFDIR {
+			errno = unix.ENOTDIR
+			return
+		}
+		self := "thread-self/fd/" + strconv.Itoa(obj)
+		var flags int
+		switch fst.Mode & unix.S_IFMT {
+		case unix.S_IFDIR:
+			flags = unix.O_RDONLY | unix.O_DIRECTORY
+		case unix.S_IFREG:
+			flags = unix.O_RDONLY | unix.O_NONBLOCK | unix.O_NOCTTY
+		default:
+			errno = unix.EACCES
+			return
+		}
+		probe, err := unix.Openat(sv.procfd, self, flags|unix.O_CLOEXEC, 0)
+		if err != nil {
+			errno = errnoOf(err, unix.EACCES)
+			return
+		}
+		unix.Close(probe)
+		if err := unix.Fchdir(sv.procfd); err != nil {
+			errno = errnoOf(err, unix.EACCES)
+			return
+		}
+		wd, err = unix.InotifyAddWatch(in, self, mask&^unix.IN_DONT_FOLLOW)
+		errno = errnoOf(err, 0)
+	})
+	if errno != 0 {
+		sv.reply(n.id, 0, errno)
+		return
+	}
+	sv.reply(n.id, int64(wd), 0)
 }
