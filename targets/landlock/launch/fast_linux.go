@@ -195,35 +195,33 @@ type lazySupervisor struct {
 }
 
 // run waits until the listener has a notification or the command exited.
+// Until a notification comes it holds no thread: both descriptors wait in
+// the runtime's poller.
 func (l *lazySupervisor) run() {
-	// The supervisor's parent-death signal follows this thread.
-	runtime.LockOSThread()
 	defer l.close()
-	fds := []unix.PollFd{{Fd: int32(l.listener), Events: unix.POLLIN}, {Fd: int32(l.pidfd), Events: unix.POLLIN}}
-	for {
-		fds[0].Revents, fds[1].Revents = 0, 0
-		if _, err := unix.Poll(fds, -1); err != nil {
-			if err == unix.EINTR {
-				continue
-			}
-			unix.PidfdSendSignal(l.pidfd, unix.SIGKILL, nil, 0)
-			return
-		}
-		if fds[1].Revents != 0 {
-			return // the command (and with it the namespace) is gone
-		}
-		if fds[0].Revents&unix.POLLIN != 0 {
-			break
-		}
-		if fds[0].Revents != 0 {
-			return // no filtered task left
-		}
+	exited, stopExit := readable(l.pidfd)
+	defer stopExit()
+	notified, stopNotif := readable(l.listener)
+	select {
+	case <-exited:
+		stopNotif()
+		return // the command (and with it the namespace) is gone
+	case <-notified:
 	}
+	stopNotif()
+	// The listener goes to the supervisor as it was created (blocking).
+	unix.SetNonblock(l.listener, false)
+	// The supervisor's parent-death signal follows the thread that starts
+	// it: this goroutine keeps its thread until the supervisor is reaped.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	sup, err := l.start()
 	if err != nil {
 		// Fail closed: without the supervisor the command cannot create
-		// anything; it is killed with a message on its stderr.
-		if l.stderr >= 0 {
+		// anything; it is killed with a message on its stderr (unless it
+		// has just exited, and the namespaces with it).
+		gone := []unix.PollFd{{Fd: int32(l.pidfd), Events: unix.POLLIN}}
+		if n, _ := unix.Poll(gone, 0); n == 0 && l.stderr >= 0 {
 			unix.Write(l.stderr, []byte("sbx: starting the sandbox supervisor failed: "+err.Error()+"\n"))
 		}
 		unix.PidfdSendSignal(l.pidfd, unix.SIGKILL, nil, 0)
@@ -240,19 +238,54 @@ func (l *lazySupervisor) run() {
 		unix.PidfdSendSignal(l.pidfd, unix.SIGKILL, nil, 0)
 		return
 	}
-	defer unix.Close(supfd)
-	for {
-		fds := []unix.PollFd{{Fd: int32(l.pidfd), Events: unix.POLLIN}, {Fd: int32(supfd), Events: unix.POLLIN}}
-		if _, err := unix.Poll(fds, -1); err == unix.EINTR {
-			continue
-		}
-		if fds[0].Revents == 0 && fds[1].Revents != 0 {
-			unix.PidfdSendSignal(l.pidfd, unix.SIGKILL, nil, 0)
-		}
-		break
+	supExited, stopSup := readable(supfd)
+	select {
+	case <-exited:
+	case <-supExited:
+		unix.PidfdSendSignal(l.pidfd, unix.SIGKILL, nil, 0)
 	}
+	stopSup()
+	unix.Close(supfd)
 	sup.Kill()
 	sup.Wait()
+}
+
+// readable returns a channel closed when fd becomes readable (a pidfd: the
+// process exited; a seccomp listener: a notification is pending), waiting
+// in the runtime's poller on a non-blocking duplicate; stop ends the wait.
+func readable(fd int) (ready <-chan struct{}, stop func()) {
+	ch := make(chan struct{})
+	dup, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, highFD)
+	if err != nil {
+		close(ch)
+		return ch, func() {}
+	}
+	unix.SetNonblock(dup, true)
+	f := os.NewFile(uintptr(dup), "poll")
+	rc, err := f.SyscallConn()
+	if err != nil {
+		f.Close()
+		close(ch)
+		return ch, func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		err := rc.Read(func(fd uintptr) bool {
+			p := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+			n, err := unix.Poll(p, 0)
+			// POLLIN only: a listener without filtered tasks left reports
+			// POLLHUP, which is no notification.
+			return err == nil && n > 0 && p[0].Revents&unix.POLLIN != 0
+		})
+		if err == nil {
+			close(ch)
+		}
+	}()
+	return ch, func() {
+		f.Close()
+		<-done
+	}
 }
 
 // highFD is the lowest descriptor number the supervisor's sources use.
