@@ -233,7 +233,7 @@ type Spec struct {
 	Ports   []PortGrant `json:"ports,omitempty"`
 	Mounts  []MountOp   `json:"mounts"`
 	// NewNet asks for a fresh network namespace (CLONE_NEWNET): network
-	// none on a kernel without Landlock scopes.
+	// none.
 	NewNet  bool        `json:"new_net"`
 	Seccomp SeccompSpec `json:"seccomp"`
 	// Sockets are the listed pathname Unix sockets (supervisor).
@@ -403,12 +403,12 @@ func (pl *Plan) Bind(b ir.Bindings, o BindOptions) (*Spec, *Report, error) {
 	spec.Grants = append(spec.Grants, Grant{Path: "/proc", Rights: ReadRights & fsMask, Why: "fresh procfs of the sandbox"})
 	spec.Grants = mergeGrants(spec.Grants)
 	spec.Mounts = append(lo.mounts, MountOp{Kind: MountProc, Path: "/proc", Why: "hide other processes"})
-	// The namespace isolates abstract Unix sockets where the kernel cannot
-	// scope them (ABI < 6, degraded); above that seccomp (no socket family
-	// but AF_UNIX, no connect) and the Landlock scopes close the network,
-	// and a namespace would only add its cost (≈0.5 ms to create and
-	// destroy, about a fifth of a run).
-	spec.NewNet = pl.Network.Namespace && abi < 6
+	// network none: a fresh network namespace. Seccomp and Landlock already
+	// deny every socket that leaves the sandbox, but not the other way: an
+	// abstract Unix name the command binds would live in the host's
+	// namespace (host processes could connect to it, or be denied their own
+	// name), and /proc/net would list the host's sockets.
+	spec.NewNet = pl.Network.Namespace
 	spec.Seccomp = seccompFor(prof.Network, abi, o.Supervise)
 	spec.Guarded = lo.guarded
 	spec.Seccomp.NotifyCreate = len(lo.guarded) > 0

@@ -45,6 +45,11 @@ type SeccompSpec struct {
 	// guarded name (Spec.Guarded). openat2 always fails with ENOSYS (its
 	// flags and mode are behind a pointer; libc falls back to openat).
 	NotifyCreate bool `json:"notify_create,omitempty"`
+	// NotifyBind sends bind() to the supervisor, which refuses abstract
+	// and autobound Unix addresses: set where Unix sockets are allowed
+	// without a network namespace of the sandbox's own (listed sockets in
+	// ports and full modes), where such a name would be the host's.
+	NotifyBind bool `json:"notify_bind,omitempty"`
 	// NotifyWatch sends inotify_add_watch to the supervisor, which adds the
 	// watch only on a directory or regular file the command may read (on
 	// the inode it checked); others fail with EACCES. Set where part of the
@@ -55,7 +60,7 @@ type SeccompSpec struct {
 // NeedsSupervisor reports whether the spec needs the user-notification
 // supervisor (the helper then stays alive as PID 1 instead of exec'ing).
 func (s SeccompSpec) NeedsSupervisor() bool {
-	return s.NotifyConnect || s.NotifyListen || s.NotifyCreate || s.NotifyWatch
+	return s.NotifyConnect || s.NotifyListen || s.NotifyCreate || s.NotifyWatch || s.NotifyBind
 }
 
 // seccompFor derives the spec from the network policy and the ABI in use.
@@ -84,6 +89,7 @@ func seccompFor(n ir.Network, abi int, supervise bool) SeccompSpec {
 		s.UnixSocket = true
 		s.DenyConnect = false
 		s.NotifyConnect = true
+		s.NotifyBind = n.Mode != ir.NetworkNone
 	}
 	return s
 }
@@ -141,6 +147,12 @@ func SeccompSummary(s SeccompSpec) []string {
 	if s.NotifyListen {
 		out = append(out, "listen(): to the supervisor: an internet socket that was never bound (listen would pick an ephemeral port Landlock does not check): EACCES; others proceed (their port was checked by Landlock at bind)")
 	}
+	if s.NotifyBind {
+		out = append(out, "bind(): to the supervisor, which refuses abstract and autobound Unix addresses (EACCES: without a network namespace of its own they would be the host's)")
+	}
+	if s.NeedsSupervisor() {
+		out = append(out, "landlock_create_ruleset, landlock_add_rule, landlock_restrict_self: ENOSYS (the supervisor performs calls with the sandbox's domain and could not honour a domain the command nests in it)")
+	}
 	if s.NotifyWatch {
 		out = append(out, "inotify_add_watch: to the supervisor, which adds the watch (on the inode it checked) only on a directory or regular file the command may open for reading; others: EACCES (Landlock does not check inotify)")
 	}
@@ -152,6 +164,6 @@ func SeccompSummary(s SeccompSpec) []string {
 
 // String is a one-line form for reports.
 func (s SeccompSpec) String() string {
-	return fmt.Sprintf("network=%s unix_socket=%v deny_connect=%v notify_connect=%v deny_listen=%v notify_listen=%v deny_inet=%v deny_fastopen=%v notify_create=%v notify_watch=%v",
-		s.Network, s.UnixSocket, s.DenyConnect, s.NotifyConnect, s.DenyListen, s.NotifyListen, s.DenyInet, s.DenyFastOpen, s.NotifyCreate, s.NotifyWatch)
+	return fmt.Sprintf("network=%s unix_socket=%v deny_connect=%v notify_connect=%v deny_listen=%v notify_listen=%v deny_inet=%v deny_fastopen=%v notify_create=%v notify_watch=%v notify_bind=%v",
+		s.Network, s.UnixSocket, s.DenyConnect, s.NotifyConnect, s.DenyListen, s.NotifyListen, s.DenyInet, s.DenyFastOpen, s.NotifyCreate, s.NotifyWatch, s.NotifyBind)
 }

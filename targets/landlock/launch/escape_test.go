@@ -64,6 +64,19 @@ profile "t-sock" {
   }
 }
 
+profile "t-sockports" {
+  filesystem {
+    read  = [root]
+    write = [cwd]
+  }
+  network {
+    mode         = "ports"
+    reason       = "test"
+    connect_tcp  = [PORTOK]
+    unix_sockets = ["SOCKDIR/listed.sock"]
+  }
+}
+
 profile "t-bind" {
   filesystem {
     read  = [root]
@@ -428,6 +441,14 @@ func cases() []tcase {
 		{name: "unlisted unix socket elsewhere", profile: "@t-sock", cwd: ws, op: ops("unix-connect", "UNIXSOCK"), want: "EACCES", control: "ok"},
 		{name: "listed sockets: abstract", profile: "@t-sock", cwd: ws, op: ops("abstract-connect", abstractName), want: "EACCES"},
 		{name: "listed sockets: tcp", profile: "@t-sock", cwd: ws, op: ops("tcp-connect", "127.0.0.1:PORTOK"), want: "EACCES"},
+		{name: "ports+listed: listed unix socket", profile: "@t-sockports", cwd: ws, op: ops("unix-connect", "BIN/listed.sock"), want: "ok"},
+		{name: "ports+listed: unlisted unix socket", profile: "@t-sockports", cwd: ws, op: ops("unix-connect", "BIN/other.sock"), want: "EACCES", control: "ok"},
+		{name: "ports+listed: tcp to the listed port", profile: "@t-sockports", cwd: ws, op: ops("tcp-connect", "127.0.0.1:PORTOK"), want: "ok"},
+		{name: "ports+listed: tcp to another port", profile: "@t-sockports", cwd: ws, op: ops("tcp-connect", "127.0.0.1:PORTNO"), want: "EACCES", control: "ok"},
+		{name: "ports+listed: abstract bind (host namespace)", profile: "@t-sockports", cwd: ws, op: ops("bind-unix", "@sbx-escape-abstract-bind"), want: "EACCES", control: "ok"},
+		{name: "ports+listed: autobind (host namespace)", profile: "@t-sockports", cwd: ws, op: ops("bind-unix", ""), want: "EACCES", control: "ok"},
+		{name: "ports+listed: pathname bind in the workspace", profile: "@t-sockports", cwd: ws, op: ops("bind-unix", "WS/my.sock"), want: "ok"},
+		{name: "none: abstract bind stays in the sandbox's namespace", profile: "workspace", cwd: ws, op: ops("bind-unix", "@sbx-escape-abstract-bind"), want: "ok"},
 		{name: "bind ports: listen unbound", profile: "@t-bind", cwd: ws, op: ops("tcp-listen", "127.0.0.1:0"), want: "EACCES", control: "ok"},
 		{name: "bind ports: listen unbound ::1", profile: "@t-bind", cwd: ws, op: ops("tcp-listen", "[::1]:0"), want: "EACCES", control: "ok"},
 		{name: "bind ports: listen on the listed port", profile: "@t-bind", cwd: ws, op: ops("tcp-bind-listen", "127.0.0.2:PORTOK"), want: "ok"},

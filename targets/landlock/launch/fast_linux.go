@@ -111,7 +111,13 @@ func (s *Sandbox) Spawn(cmd *exec.Cmd) (*os.Process, error) {
 			if se.Exec {
 				return nil, &fs.PathError{Op: "exec", Path: cmd.Path, Err: se.Errno}
 			}
-			return nil, fmt.Errorf("%w: sandbox setup failed: %v", executor.ErrSandbox, se)
+			hint := ""
+			if se.Errno == unix.EPERM && setup.userns && readSysctl("kernel.apparmor_restrict_unprivileged_userns") == "1" {
+				// The user namespace was created, but AppArmor gave it no
+				// capabilities: the first mount fails.
+				hint = " (kernel.apparmor_restrict_unprivileged_userns=1: AppArmor denies capabilities in unprivileged user namespaces unless sbx has a profile with `userns,`; or run as root)"
+			}
+			return nil, fmt.Errorf("%w: sandbox setup failed: %v%s", executor.ErrSandbox, se, hint)
 		}
 		return nil, os.NewSyscallError("clone3", err)
 	}
@@ -221,7 +227,9 @@ func (l *lazySupervisor) run() {
 		// anything; it is killed with a message on its stderr (unless it
 		// has just exited, and the namespaces with it).
 		gone := []unix.PollFd{{Fd: int32(l.pidfd), Events: unix.POLLIN}}
-		if n, _ := unix.Poll(gone, 0); n == 0 && l.stderr >= 0 {
+		// ESRCH from setns: the command is exiting (its namespaces are
+		// released before its pidfd reports the exit).
+		if n, _ := unix.Poll(gone, 0); n == 0 && !errors.Is(err, unix.ESRCH) && l.stderr >= 0 {
 			unix.Write(l.stderr, []byte("sbx: starting the sandbox supervisor failed: "+err.Error()+"\n"))
 		}
 		unix.PidfdSendSignal(l.pidfd, unix.SIGKILL, nil, 0)
@@ -340,14 +348,17 @@ func (l *lazySupervisor) start() (*os.Process, error) {
 		p.call("dup3(stdio)", unix.SYS_DUP3, uintptr(fd), uintptr(i), 0)
 	}
 	p.call("dup3(listener)", unix.SYS_DUP3, uintptr(l.listener), supListenerFD, 0)
-	hasRuleset := "0"
+	flags := "-"
 	if l.ruleset >= 0 {
-		hasRuleset = "1"
+		flags += "r"
 		p.call("dup3(ruleset)", unix.SYS_DUP3, uintptr(l.ruleset), supRulesetFD, 0)
+	}
+	if l.spec.Seccomp.NotifyBind {
+		flags += "a"
 	}
 	p.call("dup3(/proc)", unix.SYS_DUP3, 0, supProcFD, 0).from(0, proc)
 	p.call("close_range", unix.SYS_CLOSE_RANGE, supProcFD+1, ^uintptr(0), closeRangeCloex)
-	argv := append([]string{"sbx", HelperArg, "supervise", hasRuleset, strconv.Itoa(len(l.spec.Guarded))}, l.spec.Guarded...)
+	argv := append([]string{"sbx", HelperArg, "supervise", flags, strconv.Itoa(len(l.spec.Guarded))}, l.spec.Guarded...)
 	argv = append(argv, l.spec.Sockets...)
 	av, err := cStrings(p, argv)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -19,23 +20,24 @@ const (
 )
 
 // RunHelper is the helper's entry point: args are the arguments after
-// HelperArg: "supervise", "1" or "0" (whether descriptor 4 holds the
-// command's Landlock ruleset), the number of guarded paths, the guarded
-// paths, then the listed Unix sockets. It only returns through os.Exit.
+// HelperArg: "supervise"; flags ("-", or letters: r = descriptor 4 holds
+// the command's Landlock ruleset, a = refuse abstract Unix binds); the
+// number of guarded paths; the guarded paths; then the listed Unix
+// sockets. It only returns through os.Exit.
 //
 // The command itself never runs through the helper: sbx applies the
 // sandbox between fork and exec (see spawn). The helper is the seccomp
 // supervisor, started on the command's first notified system call (see
 // lazySupervisor) in the command's user, mount and IPC namespaces.
 func RunHelper(args []string) {
-	if len(args) < 3 || args[0] != "supervise" || (args[1] != "0" && args[1] != "1") {
+	if len(args) < 3 || args[0] != "supervise" || strings.Trim(args[1], "-ra") != "" {
 		fail(exitSetup, "sbx: %s is internal to sbx", HelperArg)
 	}
 	n, err := strconv.Atoi(args[2])
 	if err != nil || n < 0 || n > len(args)-3 {
 		fail(exitSetup, "sbx: %s is internal to sbx", HelperArg)
 	}
-	runSupervisor(args[3:3+n], args[3+n:], args[1] == "1")
+	runSupervisor(args[3:3+n], args[3+n:], strings.Contains(args[1], "r"), strings.Contains(args[1], "a"))
 }
 
 func fail(code int, format string, args ...any) {

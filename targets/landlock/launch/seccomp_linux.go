@@ -217,6 +217,18 @@ func buildFilter(s landlock.SeccompSpec) ([]unix.SockFilter, error) {
 	if s.NotifyWatch {
 		a.route(unix.SYS_INOTIFY_ADD_WATCH, "notif")
 	}
+	if s.NotifyBind {
+		a.route(unix.SYS_BIND, "notif")
+	}
+	if s.NeedsSupervisor() {
+		// The supervisor performs calls with the sandbox's own Landlock
+		// domain: a domain the command nests in it would not apply to
+		// them, so nesting is unavailable (as on a kernel without
+		// Landlock).
+		for _, nr := range []uint32{unix.SYS_LANDLOCK_CREATE_RULESET, unix.SYS_LANDLOCK_ADD_RULE, unix.SYS_LANDLOCK_RESTRICT_SELF} {
+			a.route(nr, "enosys")
+		}
+	}
 	if s.NotifyCreate {
 		// Every other system call that creates a directory entry goes to
 		// the supervisor, which performs it itself (never CONTINUE: the

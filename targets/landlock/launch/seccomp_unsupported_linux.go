@@ -28,7 +28,7 @@ func installFilter([]unix.SockFilter, bool) (int, error) {
 // system call numbers.
 func supervisorAvailable() bool { return false }
 
-func runSupervisor([]string, []string, bool) {
+func runSupervisor([]string, []string, bool, bool) {
 	fail(exitSetup, "sbx: the seccomp supervisor is not available on %s", runtime.GOARCH)
 }
 

@@ -114,6 +114,9 @@ type supervisor struct {
 	names map[string]bool // every guarded name, for a quick test
 	// sockets are the listed pathname Unix sockets (NotifyConnect).
 	sockets []string
+	// denyAbstract refuses abstract and autobound Unix addresses in bind
+	// (NotifyBind: no network namespace of the sandbox's own).
+	denyAbstract bool
 	work    chan func()
 	// devLinks maps the standard links of /dev that point into
 	// /proc/self (fd, stdin, stdout, stderr) to their target below it.
@@ -131,7 +134,7 @@ const (
 // command's user, mount and IPC namespaces (not its PID namespace: the
 // command cannot see, signal or trace it). It serves the listener until
 // sbx kills it when the command has exited; it never returns.
-func runSupervisor(guarded, sockets []string, hasRuleset bool) {
+func runSupervisor(guarded, sockets []string, hasRuleset, denyAbstract bool) {
 	runtime.LockOSThread()
 	// Nothing but sbx should be able to access this process: not dumpable,
 	// so its /proc entries are root's and ptrace access needs
@@ -144,6 +147,7 @@ func runSupervisor(guarded, sockets []string, hasRuleset bool) {
 		sv.rfd = supRulesetFD
 	}
 	sv.sockets = sockets
+	sv.denyAbstract = denyAbstract
 	for _, g := range guarded {
 		var st unix.Stat_t
 		if err := unix.Stat(path.Dir(g), &st); err != nil {
@@ -367,6 +371,13 @@ func (sv *supervisor) handle(n *seccompNotif) {
 		addr = make([]byte, c.alen)
 		if err := readMem(tid, c.path[0], addr); err != nil {
 			sv.reply(n.id, 0, unix.EFAULT)
+			return
+		}
+		// Without a network namespace of its own (ports and full modes), an
+		// abstract name or an autobind would be in the host's namespace:
+		// reachable from the host, and taken from host services.
+		if sv.denyAbstract && len(addr) >= 2 && *(*uint16)(unsafe.Pointer(&addr[0])) == unix.AF_UNIX && (len(addr) == 2 || addr[2] == 0) {
+			sv.reply(n.id, 0, unix.EACCES)
 			return
 		}
 	}
