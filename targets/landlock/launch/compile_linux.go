@@ -27,8 +27,9 @@ type childSetup struct {
 	lastCap    int
 }
 
-// compile turns the spec into the child's program: user-namespace maps,
-// session, mounts, working directory, Landlock rules, capability drops,
+// compile turns the spec into the program of spawnInit: in the init,
+// user-namespace maps, session, mounts; in the command's process, working
+// directory, Landlock rules, capability drops,
 // no_new_privs, the Landlock domain, the seccomp filter, the standard
 // streams and execve. The order is the one the helper used: mounts need
 // capabilities; rules are opened on the final view; capabilities go before
@@ -47,9 +48,32 @@ func compile(s *landlock.Spec, c *childSetup) (*program, error) {
 	if c.pdeathsig != 0 {
 		p.call("prctl(PR_SET_PDEATHSIG)", unix.SYS_PRCTL, unix.PR_SET_PDEATHSIG, uintptr(c.pdeathsig))
 	}
+	// The init (this process, PID 1 of the namespace) is a copy of sbx's
+	// memory: not dumpable, so the command can read neither it nor its
+	// /proc entries (environ, mem, fd) without CAP_SYS_PTRACE, which it
+	// never has. The command becomes dumpable again at its execve.
+	p.call("prctl(PR_SET_DUMPABLE)", unix.SYS_PRCTL, unix.PR_SET_DUMPABLE, 0)
 	if len(s.Mounts) > 0 {
 		if err := compileMounts(p, s.Mounts); err != nil {
 			return nil, err
+		}
+	}
+	// Everything below runs in the command's process (see spawnInit).
+	p.call("starting the command's process", nrForkCommand)
+	// The supervisor joins the command's namespaces with these (sent with
+	// the listener): a process may always open its own, while setns with
+	// the init's pidfd would need ptrace access to the init, which is not
+	// dumpable.
+	var nsSlots []int8
+	if c.listenerTo >= 0 {
+		names := []string{"mnt", "ipc"}
+		if c.userns {
+			names = append(names, "user")
+		}
+		for _, name := range names {
+			ns := p.slot()
+			p.call("opening /proc/self/ns/"+name, unix.SYS_OPENAT, atFdcwdU, p.str("/proc/self/ns/"+name), unix.O_RDONLY|unix.O_CLOEXEC).into(ns)
+			nsSlots = append(nsSlots, ns)
 		}
 	}
 	if s.Cwd != "" {
@@ -82,8 +106,11 @@ func compile(s *landlock.Spec, c *childSetup) (*program, error) {
 		if c.listenerTo >= 0 {
 			l := p.slot()
 			in.into(l)
-			sendFD(p, c.listenerTo, l)
+			sendFDs(p, c.listenerTo, append([]int8{l}, nsSlots...))
 			p.closeSlot(l)
+			for _, ns := range nsSlots {
+				p.closeSlot(ns)
+			}
 		}
 	}
 	for i, fd := range c.stdio {
@@ -133,20 +160,26 @@ func cStrings(p *program, ss []string) (uintptr, error) {
 	return uintptr(unsafe.Pointer(&arr[0])), nil
 }
 
-// sendFD sends the descriptor in slot s over the socket sock (SCM_RIGHTS).
-func sendFD(p *program, sock int, s int8) {
+// sendFDs sends the descriptors in slots ss over the socket sock in one
+// SCM_RIGHTS message. The first is written into the message by the
+// sendmsg step itself; the others by getpid steps that only carry a patch.
+func sendFDs(p *program, sock int, ss []int8) {
 	data := []byte{'L'}
 	iov := &unix.Iovec{Base: &data[0]}
 	iov.SetLen(1)
-	oob := make([]byte, unix.CmsgSpace(4))
+	oob := make([]byte, unix.CmsgSpace(4*len(ss)))
 	h := (*unix.Cmsghdr)(unsafe.Pointer(&oob[0]))
 	h.Level, h.Type = unix.SOL_SOCKET, unix.SCM_RIGHTS
-	h.SetLen(unix.CmsgLen(4))
+	h.SetLen(unix.CmsgLen(4 * len(ss)))
 	msg := &unix.Msghdr{Iov: iov, Iovlen: 1, Control: &oob[0]}
 	msg.SetControllen(len(oob))
 	p.keep = append(p.keep, data, iov, oob, msg)
+	for i := 1; i < len(ss); i++ {
+		in := p.call("placing a descriptor in the message", unix.SYS_GETPID)
+		in.patchAddr, in.patchSlot = unsafe.Pointer(&oob[unix.CmsgLen(4*i)]), ss[i]
+	}
 	in := p.call("sendmsg(listener)", unix.SYS_SENDMSG, uintptr(sock), uintptr(unsafe.Pointer(msg)), 0)
-	in.patchAddr, in.patchSlot = unsafe.Pointer(&oob[unix.CmsgLen(0)]), s
+	in.patchAddr, in.patchSlot = unsafe.Pointer(&oob[unix.CmsgLen(0)]), ss[0]
 }
 
 // compileCapDrop empties every capability set (see dropCapabilities).

@@ -610,10 +610,10 @@ func TestNoCgoNoPsx(t *testing.T) {
 // 1 of its namespace with no capabilities and no_new_privs.
 func TestSbxNotRestricted(t *testing.T) {
 	f := newFixture(t, users[0])
-	// The command is PID 1 of its namespace, with or without the
-	// supervisor (workspace: .hg etc. are missing; the supervisor runs
-	// outside the sandbox's PID namespace).
-	for profile, pid := range map[string]string{"read-only": "pid=1", "workspace": "pid=1"} {
+	// The command is the child of the sandbox's init (PID 1), with or
+	// without the supervisor (workspace: .hg etc. are missing; the
+	// supervisor runs outside the sandbox's PID namespace).
+	for profile, pid := range map[string]string{"read-only": "pid=other", "workspace": "pid=other"} {
 		r := f.sbx(t, "run", "--json", "--profile", profile, "--cwd", f.ws, "--", "/bin/sh", "-c", "grep -E '^(NoNewPrivs|CapEff|CapBnd|Seccomp):' /proc/self/status; [ $$ = 1 ] && echo pid=1 || echo pid=other")
 		want := "CapEff:\t0000000000000000\nCapBnd:\t0000000000000000\nNoNewPrivs:\t1\nSeccomp:\t2\n" + pid + "\n"
 		if r.Stdout != want {
@@ -785,11 +785,10 @@ exit 7`)
 				t.Errorf("exit %d, stdout:\n%s\nwant:\n%s\nstderr: %s", r.ExitCode, r.Stdout, want, r.Stderr)
 			}
 			// Exit statuses as seen by the executor.
-			// The command is PID 1: the kernel drops a default-action
-			// signal it sends itself; a child killed by one is reported
-			// by the shell.
-			if r := f.shell(t, nil, "workspace", f.nogit, "kill -TERM $$; echo survived"); r.ExitCode != 0 || r.Stdout != "survived\n" {
-				t.Errorf("kill -TERM $$ as PID 1: exit %d, stdout %q; want 0, survived", r.ExitCode, r.Stdout)
+			// The command is not PID 1 (the init is): a signal it sends
+			// itself kills it, and the init reports the signal.
+			if r := f.shell(t, nil, "workspace", f.nogit, "kill -TERM $$; echo survived"); r.ExitCode != 143 || r.Signal != "SIGTERM" || r.Stdout != "" {
+				t.Errorf("kill -TERM $$: exit %d, signal %q, stdout %q; want 143, SIGTERM", r.ExitCode, r.Signal, r.Stdout)
 			}
 			if r := f.shell(t, nil, "workspace", f.nogit, "sh -c 'kill -TERM $$'"); r.ExitCode != 143 {
 				t.Errorf("child killed by SIGTERM: exit %d; want 143", r.ExitCode)
@@ -802,7 +801,7 @@ exit 7`)
 			}
 			// The restrictive fallback without the supervisor.
 			r = f.shell(t, []string{"SBX_LANDLOCK_NO_SUPERVISOR=1"}, "workspace", f.nogit, "touch top 2>/dev/null || echo denied; touch sub/x && echo ok; echo pid=$$")
-			if r.Stdout != "denied\nok\npid=1\n" {
+			if r.Stdout != "denied\nok\npid=2\n" {
 				t.Errorf("fallback: %q %q", r.Stdout, r.Stderr)
 			}
 		})

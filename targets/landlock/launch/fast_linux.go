@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"syscall"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -19,9 +20,9 @@ import (
 	"github.com/sbx-dev/sbx/targets/landlock"
 )
 
-// Spawn starts cmd confined (executor.Spawner): the child of a vfork-style
-// clone applies the sandbox with raw system calls and execs the command,
-// which becomes PID 1 of its PID namespace. It honours the attributes the
+// Spawn starts cmd confined (executor.Spawner): a child applies the sandbox
+// with raw system calls and stays as the init (PID 1) of the command's
+// namespaces; the command is its child (see spawnInit). It honours the attributes the
 // executor's containment set: Cloneflags (CLONE_NEWPID is required,
 // CLONE_NEWUSER), the uid and gid mappings (the child writes its own),
 // Setsid, Pdeathsig and the cgroup descriptor.
@@ -104,7 +105,7 @@ func (s *Sandbox) Spawn(cmd *exec.Cmd) (*os.Process, error) {
 	if sys.UseCgroupFD {
 		cg = sys.CgroupFD
 	}
-	pid, pidfd, err := spawn(prog, flags, cg)
+	pid, pidfd, status, err := spawnInit(prog, flags, cg)
 	if err != nil {
 		var se *spawnError
 		if errors.As(err, &se) {
@@ -119,19 +120,30 @@ func (s *Sandbox) Spawn(cmd *exec.Cmd) (*os.Process, error) {
 			}
 			return nil, fmt.Errorf("%w: sandbox setup failed: %v%s", executor.ErrSandbox, se, hint)
 		}
-		return nil, os.NewSyscallError("clone3", err)
+		var errno syscall.Errno
+		if errors.As(err, &errno) {
+			return nil, os.NewSyscallError("clone3", errno)
+		}
+		return nil, fmt.Errorf("%w: %v", executor.ErrSandbox, err)
 	}
 	proc, err := os.FindProcess(pid)
 	if err != nil {
 		unix.Close(pidfd)
+		status.Close()
 		return nil, fmt.Errorf("%w: %v", executor.ErrSandbox, err)
 	}
+	s.status.Store(cmd, status)
 	if !spec.Seccomp.NeedsSupervisor() {
 		unix.Close(pidfd)
 		return proc, nil
 	}
-	// The child sent its seccomp listener before it exec'd.
-	lfd, err := recvFD(sock[0])
+	// The command's process sent its seccomp listener and its mount, IPC
+	// (and user) namespaces before it exec'd.
+	want := 3
+	if setup.userns {
+		want = 4
+	}
+	fds, err := recvFDs(sock[0], want)
 	if err != nil {
 		// Without its supervisor the command would hang on its first
 		// creation call: kill it (the namespace goes with it).
@@ -151,10 +163,17 @@ func (s *Sandbox) Spawn(cmd *exec.Cmd) (*os.Process, error) {
 		}
 		return n
 	}
-	l := &lazySupervisor{spec: &spec, userns: setup.userns, pidfd: high(pidfd), listener: high(lfd), ruleset: high(setup.ruleset), stderr: high(setup.stdio[2])}
+	l := &lazySupervisor{spec: &spec, userns: setup.userns, pidfd: high(pidfd), listener: high(fds[0]), ruleset: high(setup.ruleset), stderr: high(setup.stdio[2]),
+		nsMnt: high(fds[1]), nsIPC: high(fds[2]), nsUser: -1}
+	if setup.userns {
+		l.nsUser = high(fds[3])
+	}
 	unix.Close(pidfd)
-	unix.Close(lfd)
-	if l.pidfd < 0 || l.listener < 0 || l.stderr < 0 || (setup.ruleset >= 0) != (l.ruleset >= 0) {
+	for _, fd := range fds {
+		unix.Close(fd)
+	}
+	if l.pidfd < 0 || l.listener < 0 || l.stderr < 0 || (setup.ruleset >= 0) != (l.ruleset >= 0) ||
+		l.nsMnt < 0 || l.nsIPC < 0 || setup.userns != (l.nsUser >= 0) {
 		unix.Kill(pid, unix.SIGKILL)
 		l.close()
 		return proc, fmt.Errorf("%w: duplicating the supervisor's descriptors failed", executor.ErrSandbox)
@@ -163,26 +182,27 @@ func (s *Sandbox) Spawn(cmd *exec.Cmd) (*os.Process, error) {
 	return proc, nil
 }
 
-// recvFD receives one descriptor sent with SCM_RIGHTS (already queued).
-func recvFD(sock int) (int, error) {
+// recvFDs receives the descriptors sent with SCM_RIGHTS in one message
+// (already queued: the command's process sent it before its exec).
+func recvFDs(sock int, want int) ([]int, error) {
 	buf := make([]byte, 1)
-	oob := make([]byte, unix.CmsgSpace(4))
+	oob := make([]byte, unix.CmsgSpace(4*want))
 	_, oobn, _, _, err := unix.Recvmsg(sock, buf, oob, unix.MSG_DONTWAIT|unix.MSG_CMSG_CLOEXEC)
 	if err != nil {
-		return -1, err
+		return nil, err
 	}
 	msgs, err := unix.ParseSocketControlMessage(oob[:oobn])
 	if err != nil || len(msgs) != 1 {
-		return -1, errors.New("no descriptor in the message")
+		return nil, errors.New("no descriptors in the message")
 	}
 	fds, err := unix.ParseUnixRights(&msgs[0])
-	if err != nil || len(fds) != 1 {
+	if err != nil || len(fds) != want {
 		for _, fd := range fds {
 			unix.Close(fd)
 		}
-		return -1, errors.New("no descriptor in the message")
+		return nil, fmt.Errorf("%d descriptors in the message, want %d", len(fds), want)
 	}
-	return fds[0], nil
+	return fds, nil
 }
 
 // lazySupervisor starts the supervisor on the command's first creation
@@ -198,6 +218,9 @@ type lazySupervisor struct {
 	listener int
 	ruleset  int
 	stderr   int
+	// nsMnt, nsIPC and nsUser (-1 without a user namespace) are the
+	// command's namespaces, which the supervisor joins.
+	nsMnt, nsIPC, nsUser int
 }
 
 // run waits until the listener has a notification or the command exited.
@@ -300,7 +323,7 @@ func readable(fd int) (ready <-chan struct{}, stop func()) {
 const highFD = 16
 
 func (l *lazySupervisor) close() {
-	for _, fd := range []int{l.listener, l.pidfd, l.ruleset, l.stderr} {
+	for _, fd := range []int{l.listener, l.pidfd, l.ruleset, l.stderr, l.nsMnt, l.nsIPC, l.nsUser} {
 		if fd >= 0 {
 			unix.Close(fd)
 		}
@@ -324,11 +347,13 @@ func (l *lazySupervisor) start() (*os.Process, error) {
 	// (an O_CREAT open of /dev/tty it performs must fail as the command's
 	// own open would).
 	p.call("setsid", unix.SYS_SETSID)
-	ns := uintptr(unix.CLONE_NEWNS | unix.CLONE_NEWIPC)
-	if l.userns {
-		ns |= unix.CLONE_NEWUSER
+	if l.nsUser >= 0 {
+		// First: the other two need capabilities in the command's user
+		// namespace, which joining it gives (sbx's uid owns it).
+		p.call("setns into the sandbox's user namespace", unix.SYS_SETNS, uintptr(l.nsUser), unix.CLONE_NEWUSER)
 	}
-	p.call("setns into the sandbox's namespaces", unix.SYS_SETNS, uintptr(l.pidfd), ns)
+	p.call("setns into the sandbox's mount namespace", unix.SYS_SETNS, uintptr(l.nsMnt), unix.CLONE_NEWNS)
+	p.call("setns into the sandbox's IPC namespace", unix.SYS_SETNS, uintptr(l.nsIPC), unix.CLONE_NEWIPC)
 	if l.userns {
 		// The supervisor is not root in the user namespace, so execve
 		// would clear the capabilities setns gave it: it keeps, as ambient
@@ -372,4 +397,23 @@ func (l *lazySupervisor) start() (*os.Process, error) {
 	}
 	unix.Close(pidfd)
 	return os.FindProcess(pid)
+}
+
+// ExitSignal returns the signal the command run by cmd died of, as its
+// init reported it, or 0 (executor.SignalReporter: the init itself exits
+// with 128+N). It releases the run's status pipe; call it once, after the
+// init was reaped.
+func (s *Sandbox) ExitSignal(cmd *exec.Cmd) int {
+	v, ok := s.status.LoadAndDelete(cmd)
+	if !ok {
+		return 0
+	}
+	f := v.(*os.File)
+	defer f.Close()
+	// The init has exited: the read returns its one byte, or EOF.
+	var b [1]byte
+	if n, _ := f.Read(b[:]); n == 1 {
+		return int(b[0])
+	}
+	return 0
 }

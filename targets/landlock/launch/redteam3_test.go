@@ -549,7 +549,7 @@ func TestRedTeam3PID1Held(t *testing.T) {
 	asUser(t, func(t *testing.T, u user) {
 		f := newFixture(t, u)
 		marker := f.nogit + "/orphan"
-		r := rtShell(t, f, "workspace", f.nogit, "mkdir a; sh -c 'kill -9 1; kill -KILL -1; kill -TERM -1'; sleep 0.2; mkdir b && echo served; "+
+		r := rtShell(t, f, "workspace", f.nogit, "mkdir a; sh -c 'kill -9 1; kill -TERM 1; kill -QUIT 1' 2>/dev/null; sleep 0.2; mkdir b && echo served; "+
 			"(sh -c 'sleep 1; echo x > "+marker+"' &); ls /proc | grep -c '^[0-9]'; exit 5")
 		if r.ExitCode != 5 || !strings.HasPrefix(r.Stdout, "served\n") {
 			t.Errorf("exit %d %q %q", r.ExitCode, r.Stdout, r.Stderr)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/sbx-dev/sbx/ir"
@@ -28,12 +29,16 @@ type Options struct {
 }
 
 // Sandbox enforces a bound Landlock plan on commands it starts itself
-// (Spawn). It implements executor.Sandbox, executor.Spawner and
-// executor.SeccompSandbox, and may serve concurrent runs.
+// (Spawn). It implements executor.Sandbox, executor.Spawner,
+// executor.SignalReporter and executor.SeccompSandbox, and may serve
+// concurrent runs.
 type Sandbox struct {
 	spec    *landlock.Spec
 	report  *landlock.Report
 	lastCap int // the kernel's highest capability number
+	// status maps each started *exec.Cmd to the read end of its init's
+	// status pipe (ExitSignal), so one Sandbox can serve concurrent runs.
+	status sync.Map
 }
 
 // New binds plan with b for this kernel. It fails (wrapping

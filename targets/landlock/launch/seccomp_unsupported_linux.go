@@ -43,3 +43,6 @@ func lastCapability() int { return 0 }
 
 // retUserNotif is SECCOMP_RET_USER_NOTIF (the probe asks the kernel about it).
 const retUserNotif = 0x7fc00000
+
+// ExitSignal reports no signal: nothing is started here.
+func (s *Sandbox) ExitSignal(*exec.Cmd) int { return 0 }

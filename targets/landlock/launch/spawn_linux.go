@@ -4,6 +4,8 @@ package launch
 
 import (
 	"fmt"
+	"io"
+	"os"
 	"runtime"
 	"syscall"
 	"unsafe"
@@ -45,6 +47,9 @@ func rawVfork(trap, a1, a2, a3 uintptr) (r1, errno uintptr)
 const (
 	maxSlots = 64 // descriptors a program can hold at once
 	noSlot   = -1
+	// nrForkCommand marks the step at which spawnInit's init process
+	// starts the command's process (see forkInit).
+	nrForkCommand = ^uintptr(0)
 )
 
 // insn is one system call of a program. Descriptors the program creates
@@ -292,5 +297,206 @@ func forkRun(args *cloneArgs, first *insn, n int, status *childStatus) (pid uint
 	status.step = int64(n - 1)
 	for {
 		syscall.RawSyscall(unix.SYS_EXIT_GROUP, 125, 0, 0)
+	}
+}
+
+// spawnInit runs p in a new child created with clone3(flags, cgroup)
+// without sharing memory: the child is the init (PID 1) of the namespaces
+// flags create. It runs the steps before the nrForkCommand marker itself,
+// then starts the command's process with a vfork-style clone that runs the
+// rest and execs, and stays as init: it reaps every process of the
+// namespace and exits with the command's status when the command ends
+// (the kernel then kills what is left). The command thus has ordinary
+// signal semantics (kill -TERM $$, abort), which PID 1 would not.
+//
+// status is read once the command runs: a signal the command died of
+// arrives there as one byte before the init exits with 128+N (an init
+// cannot die of the command's signal). spawnInit returns after the
+// command's exec, or with a *spawnError.
+func spawnInit(p *program, flags uint64, cgroupFD int) (pid int, pidfd int, status *os.File, err error) {
+	fork := -1
+	for i := range p.insns {
+		in := &p.insns[i]
+		if in.nr == nrForkCommand {
+			fork = i
+		}
+		if int(in.skip) > len(p.insns)-1-i || int(in.out) >= p.slots || int(in.inSlot[0]) >= p.slots ||
+			int(in.inSlot[1]) >= p.slots || int(in.patchSlot) >= p.slots {
+			return 0, -1, nil, fmt.Errorf("invalid program step %d (%s)", i, p.what[i])
+		}
+	}
+	if fork < 0 || fork == len(p.insns)-1 {
+		return 0, -1, nil, fmt.Errorf("the program does not start the command")
+	}
+	var pipe [2]int
+	if err := unix.Pipe2(pipe[:], unix.O_CLOEXEC); err != nil {
+		return 0, -1, nil, fmt.Errorf("pipe: %w", err)
+	}
+	pidfd32 := new(int32)
+	*pidfd32 = -1
+	args := &cloneArgs{
+		flags:      flags | unix.CLONE_PIDFD,
+		pidfd:      uint64(uintptr(unsafe.Pointer(pidfd32))),
+		exitSignal: uint64(unix.SIGCHLD),
+	}
+	if cgroupFD >= 0 {
+		args.flags |= unix.CLONE_INTO_CGROUP
+		args.cgroup = uint64(cgroupFD)
+	}
+	dargs := &cloneArgs{flags: unix.CLONE_VM | unix.CLONE_VFORK, exitSignal: uint64(unix.SIGCHLD)}
+	syscall.ForkLock.Lock()
+	r, errno := forkInit(args, dargs, &p.insns[0], len(p.insns), fork, p.status, pipe[1])
+	runtimeAfterFork()
+	syscall.ForkLock.Unlock()
+	unix.Close(pipe[1])
+	runtime.KeepAlive(p)
+	runtime.KeepAlive(args)
+	runtime.KeepAlive(dargs)
+	if errno != 0 {
+		unix.Close(pipe[0])
+		return 0, -1, nil, syscall.Errno(errno)
+	}
+	pid = int(r)
+	f := os.NewFile(uintptr(pipe[0]), "sbx-init-status")
+	var rep childStatus
+	n, rerr := io.ReadFull(f, unsafe.Slice((*byte)(unsafe.Pointer(&rep)), unsafe.Sizeof(rep)))
+	if rerr != nil || n != int(unsafe.Sizeof(rep)) || rep.step >= 0 {
+		var ws syscall.WaitStatus
+		for {
+			if _, err := syscall.Wait4(pid, &ws, 0, nil); err != syscall.EINTR {
+				break
+			}
+		}
+		unix.Close(int(*pidfd32))
+		f.Close()
+		if rerr != nil || rep.step < 0 || int(rep.step) >= len(p.what) {
+			return 0, -1, nil, fmt.Errorf("the sandbox's init exited before the command started (%v)", ws)
+		}
+		step := int(rep.step)
+		return 0, -1, nil, &spawnError{Step: p.what[step], Errno: syscall.Errno(rep.errno), Exec: step == len(p.insns)-1}
+	}
+	return pid, int(*pidfd32), f, nil
+}
+
+// forkInit is spawnInit's fork; it returns only in sbx. The init is a copy
+// of sbx (a fork without CLONE_VM, as package syscall makes for user
+// namespaces), so it may keep running raw system calls after sbx goes on;
+// the command's process is a vfork of the init, running on the init's
+// stack until its exec. The same rules as forkRun apply: no allocation,
+// locks, stack growth or calls other than raw system calls, every variable
+// declared before the fork.
+//
+//go:noinline
+//go:norace
+//go:nocheckptr
+func forkInit(args, dargs *cloneArgs, first *insn, n, fork int, status *childStatus, pipeW int) (pid uintptr, errno uintptr) {
+	var (
+		slots   [maxSlots]uintptr
+		i       int
+		in      *insn
+		a       [6]uintptr
+		r       uintptr
+		e       syscall.Errno
+		size    = unsafe.Sizeof(insn{})
+		cmd     uintptr // the command's pid, in the namespace
+		derr    uintptr
+		command bool // this task is the command's process
+		ws      uint32
+		sig     [1]byte
+	)
+	runtimeBeforeFork()
+	pid, errno = rawVfork(unix.SYS_CLONE3, uintptr(unsafe.Pointer(args)), unsafe.Sizeof(*args), 0)
+	if errno != 0 || pid != 0 {
+		return // sbx
+	}
+	// The init.
+	runtimeAfterForkInChild()
+	for i = 0; i < n; i++ {
+		in = (*insn)(unsafe.Add(unsafe.Pointer(first), uintptr(i)*size))
+		if in.nr == nrForkCommand {
+			cmd, derr = rawVfork(unix.SYS_CLONE3, uintptr(unsafe.Pointer(dargs)), unsafe.Sizeof(*dargs), 0)
+			if derr != 0 {
+				status.errno = int64(derr)
+				status.step = int64(i)
+				break
+			}
+			if cmd != 0 {
+				// The init, after the command's exec (or exit). The command
+				// ran on this stack frame and changed its variables: only
+				// cmd and derr (just returned) and what it never writes
+				// (status, pipeW, ws, sig) are used from here on.
+				command = false
+				break
+			}
+			command = true
+			continue
+		}
+		a = in.args
+		if in.inSlot[0] >= 0 {
+			a[in.inArg[0]] = slots[in.inSlot[0]]
+		}
+		if in.inSlot[1] >= 0 {
+			a[in.inArg[1]] = slots[in.inSlot[1]]
+		}
+		if in.patchAddr != nil {
+			*(*int32)(in.patchAddr) = int32(slots[in.patchSlot])
+		}
+		r, _, e = syscall.RawSyscall6(in.nr, a[0], a[1], a[2], a[3], a[4], a[5])
+		if e != 0 {
+			if uintptr(e) == in.okErrno {
+				i += int(in.skip)
+				continue
+			}
+			status.errno = int64(e)
+			status.step = int64(i)
+			if command {
+				// The init reads the status it shares with this process.
+				for {
+					syscall.RawSyscall(unix.SYS_EXIT_GROUP, 125, 0, 0)
+				}
+			}
+			break
+		}
+		if in.out >= 0 {
+			slots[in.out] = r
+		}
+	}
+	if command {
+		// The program ends with execve, which only returns on failure.
+		status.errno = int64(syscall.ENOEXEC)
+		status.step = int64(n - 1)
+		for {
+			syscall.RawSyscall(unix.SYS_EXIT_GROUP, 125, 0, 0)
+		}
+	}
+	// The init: report, then reap until the command ends.
+	syscall.RawSyscall(unix.SYS_WRITE, uintptr(pipeW), uintptr(unsafe.Pointer(status)), unsafe.Sizeof(*status))
+	if status.step >= 0 {
+		for {
+			syscall.RawSyscall(unix.SYS_EXIT_GROUP, 125, 0, 0)
+		}
+	}
+	// Nothing of sbx's but the status pipe stays open in the init.
+	if pipeW > 0 {
+		syscall.RawSyscall(unix.SYS_CLOSE_RANGE, 0, uintptr(pipeW-1), 0)
+	}
+	syscall.RawSyscall(unix.SYS_CLOSE_RANGE, uintptr(pipeW+1), ^uintptr(0), 0)
+	for {
+		r, _, e = syscall.RawSyscall6(unix.SYS_WAIT4, ^uintptr(0), uintptr(unsafe.Pointer(&ws)), unix.WALL, 0, 0, 0)
+		if e == syscall.EINTR {
+			continue
+		}
+		if e != 0 {
+			syscall.RawSyscall(unix.SYS_EXIT_GROUP, 125, 0, 0)
+		}
+		if r != cmd {
+			continue // an orphan of the namespace
+		}
+		if ws&0x7f == 0 {
+			syscall.RawSyscall(unix.SYS_EXIT_GROUP, uintptr((ws>>8)&0xff), 0, 0)
+		}
+		sig[0] = byte(ws & 0x7f)
+		syscall.RawSyscall(unix.SYS_WRITE, uintptr(pipeW), uintptr(unsafe.Pointer(&sig[0])), 1)
+		syscall.RawSyscall(unix.SYS_EXIT_GROUP, 128+uintptr(sig[0]), 0, 0)
 	}
 }

@@ -117,7 +117,7 @@ type supervisor struct {
 	// denyAbstract refuses abstract and autobound Unix addresses in bind
 	// (NotifyBind: no network namespace of the sandbox's own).
 	denyAbstract bool
-	work    chan func()
+	work         chan func()
 	// devLinks maps the standard links of /dev that point into
 	// /proc/self (fd, stdin, stdout, stderr) to their target below it.
 	devLinks map[string]string
