@@ -377,6 +377,8 @@ func planNetworkOff() *landlock.Plan {
 			"Unix datagram sockets (socket and socketpair): EACCES",
 			"connect(): EACCES (no network and no listed Unix socket)",
 			"sendto/sendmsg/sendmmsg with MSG_FASTOPEN: EACCES (TCP Fast Open connects without connect(), which Landlock checks)",
+			"bind(): to the supervisor, which refuses abstract and autobound Unix addresses (EACCES: without a network namespace of its own they would be the host's)",
+			"landlock_create_ruleset, landlock_add_rule, landlock_restrict_self: ENOSYS (the supervisor performs calls with the sandbox's domain and could not honour a domain the command nests in it)",
 		},
 		Fidelity: []landlock.Fidelity{
 			{
@@ -413,8 +415,8 @@ func planNetworkOff() *landlock.Plan {
 					},
 				},
 				Level:     "supplementary",
-				Mechanism: "network namespace + seccomp",
-				Detail:    "TCP denied by Landlock; UDP, raw, packet, netlink, MPTCP and every non-Unix socket family denied by seccomp (EACCES); a fresh network namespace (abstract Unix names the command binds are not reachable from the host, /proc/net shows no host socket); abstract Unix sockets and signals outside the sandbox denied by Landlock scopes; connect() is denied by seccomp, so no Unix socket can be connected to (restrictive: also sockets the command creates itself)",
+				Mechanism: "seccomp",
+				Detail:    "TCP denied by Landlock; UDP, raw, packet, netlink, MPTCP and every non-Unix socket family denied by seccomp (EACCES); abstract Unix sockets and signals outside the sandbox denied by Landlock scopes; binding an abstract or autobound Unix name denied by the seccomp supervisor (it would be the host's; where the supervisor is unavailable a fresh network namespace holds them instead); /proc/net shows the host's sockets (read-only); connect() is denied by seccomp, so no Unix socket can be connected to (restrictive: also sockets the command creates itself)",
 				MinABI:    6,
 			},
 		},
@@ -689,6 +691,8 @@ func planReadOnly() *landlock.Plan {
 			"Unix datagram sockets (socket and socketpair): EACCES",
 			"connect(): EACCES (no network and no listed Unix socket)",
 			"sendto/sendmsg/sendmmsg with MSG_FASTOPEN: EACCES (TCP Fast Open connects without connect(), which Landlock checks)",
+			"bind(): to the supervisor, which refuses abstract and autobound Unix addresses (EACCES: without a network namespace of its own they would be the host's)",
+			"landlock_create_ruleset, landlock_add_rule, landlock_restrict_self: ENOSYS (the supervisor performs calls with the sandbox's domain and could not honour a domain the command nests in it)",
 		},
 		Fidelity: []landlock.Fidelity{
 			{
@@ -725,8 +729,8 @@ func planReadOnly() *landlock.Plan {
 					},
 				},
 				Level:     "supplementary",
-				Mechanism: "network namespace + seccomp",
-				Detail:    "TCP denied by Landlock; UDP, raw, packet, netlink, MPTCP and every non-Unix socket family denied by seccomp (EACCES); a fresh network namespace (abstract Unix names the command binds are not reachable from the host, /proc/net shows no host socket); abstract Unix sockets and signals outside the sandbox denied by Landlock scopes; connect() is denied by seccomp, so no Unix socket can be connected to (restrictive: also sockets the command creates itself)",
+				Mechanism: "seccomp",
+				Detail:    "TCP denied by Landlock; UDP, raw, packet, netlink, MPTCP and every non-Unix socket family denied by seccomp (EACCES); abstract Unix sockets and signals outside the sandbox denied by Landlock scopes; binding an abstract or autobound Unix name denied by the seccomp supervisor (it would be the host's; where the supervisor is unavailable a fresh network namespace holds them instead); /proc/net shows the host's sockets (read-only); connect() is denied by seccomp, so no Unix socket can be connected to (restrictive: also sockets the command creates itself)",
 				MinABI:    6,
 			},
 		},
@@ -2670,6 +2674,8 @@ func planWorkspace() *landlock.Plan {
 			"Unix datagram sockets (socket and socketpair): EACCES",
 			"connect(): EACCES (no network and no listed Unix socket)",
 			"sendto/sendmsg/sendmmsg with MSG_FASTOPEN: EACCES (TCP Fast Open connects without connect(), which Landlock checks)",
+			"bind(): to the supervisor, which refuses abstract and autobound Unix addresses (EACCES: without a network namespace of its own they would be the host's)",
+			"landlock_create_ruleset, landlock_add_rule, landlock_restrict_self: ENOSYS (the supervisor performs calls with the sandbox's domain and could not honour a domain the command nests in it)",
 		},
 		Fidelity: []landlock.Fidelity{
 			{
@@ -2860,8 +2866,8 @@ func planWorkspace() *landlock.Plan {
 					},
 				},
 				Level:     "supplementary",
-				Mechanism: "network namespace + seccomp",
-				Detail:    "TCP denied by Landlock; UDP, raw, packet, netlink, MPTCP and every non-Unix socket family denied by seccomp (EACCES); a fresh network namespace (abstract Unix names the command binds are not reachable from the host, /proc/net shows no host socket); abstract Unix sockets and signals outside the sandbox denied by Landlock scopes; connect() is denied by seccomp, so no Unix socket can be connected to (restrictive: also sockets the command creates itself)",
+				Mechanism: "seccomp",
+				Detail:    "TCP denied by Landlock; UDP, raw, packet, netlink, MPTCP and every non-Unix socket family denied by seccomp (EACCES); abstract Unix sockets and signals outside the sandbox denied by Landlock scopes; binding an abstract or autobound Unix name denied by the seccomp supervisor (it would be the host's; where the supervisor is unavailable a fresh network namespace holds them instead); /proc/net shows the host's sockets (read-only); connect() is denied by seccomp, so no Unix socket can be connected to (restrictive: also sockets the command creates itself)",
 				MinABI:    6,
 			},
 		},

@@ -121,9 +121,9 @@ type Handled struct {
 // NetPlan is the network part of the plan.
 type NetPlan struct {
 	Mode ir.NetworkMode `json:"mode"`
-	// Namespace: the command gets a fresh network namespace (only a down
-	// loopback): abstract Unix names it binds stay in it, and /proc/net
-	// shows none of the host's sockets.
+	// Namespace: network none may use a fresh network namespace (only a
+	// down loopback) where the supervisor cannot refuse abstract binds;
+	// see Spec.NewNet.
 	Namespace   bool            `json:"namespace"`
 	ConnectTCP  []ir.PortRange  `json:"connect_tcp,omitempty"`
 	BindTCP     []ir.PortRange  `json:"bind_tcp,omitempty"`
@@ -371,8 +371,8 @@ func networkFidelity(n ir.Network, supervise bool) []Fidelity {
 	switch n.Mode {
 	case ir.NetworkNone:
 		out = append(out, Fidelity{Rule: "network none", Source: n.Source, Level: LevelSupplementary,
-			Mechanism: "network namespace + seccomp",
-			Detail:    "TCP denied by Landlock; UDP, raw, packet, netlink, MPTCP and every non-Unix socket family denied by seccomp (EACCES); a fresh network namespace (abstract Unix names the command binds are not reachable from the host, /proc/net shows no host socket); abstract Unix sockets and signals outside the sandbox denied by Landlock scopes; " + socks,
+			Mechanism: "seccomp",
+			Detail:    "TCP denied by Landlock; UDP, raw, packet, netlink, MPTCP and every non-Unix socket family denied by seccomp (EACCES); abstract Unix sockets and signals outside the sandbox denied by Landlock scopes; binding an abstract or autobound Unix name denied by the seccomp supervisor (it would be the host's; where the supervisor is unavailable a fresh network namespace holds them instead); /proc/net shows the host's sockets (read-only); " + socks,
 			MinABI:    6})
 	case ir.NetworkPorts:
 		detail := "TCP connect and bind limited to the listed ports by Landlock; only TCP sockets (SOCK_STREAM, protocol 0 or IPPROTO_TCP) may be created: UDP, raw, packet, netlink and MPTCP denied by seccomp (EACCES); abstract Unix sockets and signals outside the sandbox denied by Landlock scopes; " + socks

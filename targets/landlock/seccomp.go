@@ -75,6 +75,9 @@ func seccompFor(n ir.Network, abi int, supervise bool) SeccompSpec {
 		s.UnixSocket = true
 		s.DenyFastOpen = true
 		s.DenyConnect = true
+		// Without a network namespace of its own (see Spec.NewNet), an
+		// abstract name the command binds would be the host's.
+		s.NotifyBind = supervise && abi >= 6
 	case ir.NetworkPorts:
 		s.DenyFastOpen = true
 		s.DenyInet = abi < 4
@@ -89,7 +92,7 @@ func seccompFor(n ir.Network, abi int, supervise bool) SeccompSpec {
 		s.UnixSocket = true
 		s.DenyConnect = false
 		s.NotifyConnect = true
-		s.NotifyBind = n.Mode != ir.NetworkNone
+		s.NotifyBind = s.NotifyBind || n.Mode != ir.NetworkNone
 	}
 	return s
 }
