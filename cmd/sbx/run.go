@@ -183,9 +183,9 @@ var exitsAfterRun bool
 func runCommand(args []string, stdout, stderr io.Writer) int {
 	// SIGINT, SIGTERM and SIGHUP cancel the command (below). signal.Notify
 	// costs a synchronous round trip to a runtime thread per signal (up to
-	// ≈0.3 ms of start-up), so it starts first and runs concurrently with
-	// parsing the flags, loading the profile and building the request; the
-	// handlers are in place before the command starts.
+	// ≈0.4 ms of start-up), so it starts first and runs concurrently with
+	// parsing the flags, loading the profile, building the request and
+	// starting the command (see OnStart below).
 	sigs := make(chan os.Signal, 1)
 	sigReady := make(chan struct{})
 	go func() {
@@ -248,7 +248,6 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	// group, a short grace, then SIGKILL to whatever remains.
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	<-sigReady
 	var received syscall.Signal
 	stopWatch := make(chan struct{})
 	watchDone := make(chan struct{})
@@ -286,6 +285,19 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 
+	// The handlers are awaited once the command has started, so that their
+	// set-up overlaps with the command's own start instead of delaying it:
+	// the start event (--events) is only written, and output only read,
+	// once they are in place. A signal that arrives in the first fraction
+	// of a millisecond, before that, ends sbx as it would without handlers
+	// (128+N); the command then dies with it (parent-death signal).
+	onStart := req.OnStart
+	req.OnStart = func(si executor.StartInfo) {
+		<-sigReady
+		if onStart != nil {
+			onStart(si)
+		}
+	}
 	res, runErr := executor.Run(ctx, req)
 	close(stopWatch)
 	<-watchDone
