@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Start-up cost of `sbx run` under the workspace profile (Landlock + mount,
-# PID, IPC and network namespaces + seccomp) against the bare command, a
-# minimal Go launcher and bubblewrap, in one run. Prints medians and ratios.
+# PID and IPC namespaces + seccomp, with the sandbox's init) against the
+# bare command, a minimal Go launcher and bubblewrap, in one run. Prints
+# medians and ratios.
 #
 #   bash bench/landlock.sh [RUNS]
 set -euo pipefail

@@ -377,7 +377,7 @@ func planNetworkOff() *landlock.Plan {
 			"Unix datagram sockets (socket and socketpair): EACCES",
 			"connect(): EACCES (no network and no listed Unix socket)",
 			"sendto/sendmsg/sendmmsg with MSG_FASTOPEN: EACCES (TCP Fast Open connects without connect(), which Landlock checks)",
-			"bind(): to the supervisor, which refuses abstract and autobound Unix addresses (EACCES: without a network namespace of its own they would be the host's)",
+			"bind(): to the supervisor, which refuses abstract and autobound Unix addresses (EACCES: without a network namespace of its own they would be the host's); setsockopt SO_PASSCRED and SO_PASSPIDFD (they autobind on send or connect): EACCES",
 			"landlock_create_ruleset, landlock_add_rule, landlock_restrict_self: ENOSYS (the supervisor performs calls with the sandbox's domain and could not honour a domain the command nests in it)",
 		},
 		Fidelity: []landlock.Fidelity{
@@ -691,7 +691,7 @@ func planReadOnly() *landlock.Plan {
 			"Unix datagram sockets (socket and socketpair): EACCES",
 			"connect(): EACCES (no network and no listed Unix socket)",
 			"sendto/sendmsg/sendmmsg with MSG_FASTOPEN: EACCES (TCP Fast Open connects without connect(), which Landlock checks)",
-			"bind(): to the supervisor, which refuses abstract and autobound Unix addresses (EACCES: without a network namespace of its own they would be the host's)",
+			"bind(): to the supervisor, which refuses abstract and autobound Unix addresses (EACCES: without a network namespace of its own they would be the host's); setsockopt SO_PASSCRED and SO_PASSPIDFD (they autobind on send or connect): EACCES",
 			"landlock_create_ruleset, landlock_add_rule, landlock_restrict_self: ENOSYS (the supervisor performs calls with the sandbox's domain and could not honour a domain the command nests in it)",
 		},
 		Fidelity: []landlock.Fidelity{
@@ -2674,7 +2674,7 @@ func planWorkspace() *landlock.Plan {
 			"Unix datagram sockets (socket and socketpair): EACCES",
 			"connect(): EACCES (no network and no listed Unix socket)",
 			"sendto/sendmsg/sendmmsg with MSG_FASTOPEN: EACCES (TCP Fast Open connects without connect(), which Landlock checks)",
-			"bind(): to the supervisor, which refuses abstract and autobound Unix addresses (EACCES: without a network namespace of its own they would be the host's)",
+			"bind(): to the supervisor, which refuses abstract and autobound Unix addresses (EACCES: without a network namespace of its own they would be the host's); setsockopt SO_PASSCRED and SO_PASSPIDFD (they autobind on send or connect): EACCES",
 			"landlock_create_ruleset, landlock_add_rule, landlock_restrict_self: ENOSYS (the supervisor performs calls with the sandbox's domain and could not honour a domain the command nests in it)",
 		},
 		Fidelity: []landlock.Fidelity{

@@ -151,7 +151,7 @@ func SeccompSummary(s SeccompSpec) []string {
 		out = append(out, "listen(): to the supervisor: an internet socket that was never bound (listen would pick an ephemeral port Landlock does not check): EACCES; others proceed (their port was checked by Landlock at bind)")
 	}
 	if s.NotifyBind {
-		out = append(out, "bind(): to the supervisor, which refuses abstract and autobound Unix addresses (EACCES: without a network namespace of its own they would be the host's)")
+		out = append(out, "bind(): to the supervisor, which refuses abstract and autobound Unix addresses (EACCES: without a network namespace of its own they would be the host's); setsockopt SO_PASSCRED and SO_PASSPIDFD (they autobind on send or connect): EACCES")
 	}
 	if s.NeedsSupervisor() {
 		out = append(out, "landlock_create_ruleset, landlock_add_rule, landlock_restrict_self: ENOSYS (the supervisor performs calls with the sandbox's domain and could not honour a domain the command nests in it)")

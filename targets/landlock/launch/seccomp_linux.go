@@ -47,6 +47,9 @@ const (
 // run (a root-run command could leave a setuid-root binary behind).
 const setIDBits = unix.S_ISUID | unix.S_ISGID
 
+// soPassPidfd is SO_PASSPIDFD (Linux 6.5; asm-generic, amd64 and arm64).
+const soPassPidfd = 76
+
 // oTmpfileBit is __O_TMPFILE (O_TMPFILE without O_DIRECTORY): an open with
 // it or O_CREAT creates a file with its mode argument.
 const oTmpfileBit = unix.O_TMPFILE &^ unix.O_DIRECTORY
@@ -219,6 +222,7 @@ func buildFilter(s landlock.SeccompSpec) ([]unix.SockFilter, error) {
 	}
 	if s.NotifyBind {
 		a.route(unix.SYS_BIND, "notif")
+		a.route(unix.SYS_SETSOCKOPT, "setsockopt")
 	}
 	if s.NeedsSupervisor() {
 		// The supervisor performs calls with the sandbox's own Landlock
@@ -332,6 +336,18 @@ func buildFilter(s landlock.SeccompSpec) ([]unix.SockFilter, error) {
 	// discipline module (dev.tty.ldisc_autoload): kernel attack surface.
 	a.jump(bpfJEQ, unix.TIOCSETD, "eperm", "")
 	a.jump(bpfJEQ, unix.TIOCLINUX, "eperm", "allow")
+
+	if s.NotifyBind {
+		// SO_PASSCRED and SO_PASSPIDFD make the kernel autobind a Unix
+		// socket (an abstract name, in the host's namespace here) on a
+		// datagram or seqpacket send, or on connect, without bind().
+		a.label("setsockopt")
+		a.ldArg(1)
+		a.jump(bpfJEQ, unix.SOL_SOCKET, "", "allow")
+		a.ldArg(2)
+		a.jump(bpfJEQ, unix.SO_PASSCRED, "eacces", "")
+		a.jump(bpfJEQ, soPassPidfd, "eacces", "allow")
+	}
 
 	a.label("personality")
 	a.ldArg(0)

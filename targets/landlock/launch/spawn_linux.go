@@ -403,6 +403,11 @@ func forkInit(args, dargs *cloneArgs, first *insn, n, fork int, status *childSta
 		command bool // this task is the command's process
 		ws      uint32
 		sig     [1]byte
+		mask    uint64    // SIGCHLD, SIGTERM, SIGINT, SIGHUP
+		sfd     uintptr   // their signalfd
+		info    [128]byte // struct signalfd_siginfo
+		wflags  uintptr
+		signo   uint32
 	)
 	runtimeBeforeFork()
 	pid, errno = rawVfork(unix.SYS_CLONE3, uintptr(unsafe.Pointer(args)), unsafe.Sizeof(*args), 0)
@@ -481,22 +486,54 @@ func forkInit(args, dargs *cloneArgs, first *insn, n, fork int, status *childSta
 		syscall.RawSyscall(unix.SYS_CLOSE_RANGE, 0, uintptr(pipeW-1), 0)
 	}
 	syscall.RawSyscall(unix.SYS_CLOSE_RANGE, uintptr(pipeW+1), ^uintptr(0), 0)
+	// SIGTERM, SIGINT and SIGHUP (sbx's cancellation, sent to the process
+	// group) are passed on to every process of the namespace, also those
+	// that left the group; SIGCHLD wakes the reaping. All four are read
+	// from a signalfd (the init has no handlers: it runs no Go code), so
+	// they are blocked; the command's process was started before, with
+	// sbx's mask.
+	mask = 1<<(unix.SIGCHLD-1) | 1<<(unix.SIGTERM-1) | 1<<(unix.SIGINT-1) | 1<<(unix.SIGHUP-1)
+	syscall.RawSyscall6(unix.SYS_RT_SIGPROCMASK, unix.SIG_BLOCK, uintptr(unsafe.Pointer(&mask)), 0, 8, 0, 0)
+	sfd, _, e = syscall.RawSyscall6(unix.SYS_SIGNALFD4, ^uintptr(0), uintptr(unsafe.Pointer(&mask)), 8, unix.SFD_CLOEXEC, 0, 0)
+	if e != 0 {
+		sfd = ^uintptr(0) // no signalfd: reap only, blocking in wait4
+	}
 	for {
-		r, _, e = syscall.RawSyscall6(unix.SYS_WAIT4, ^uintptr(0), uintptr(unsafe.Pointer(&ws)), unix.WALL, 0, 0, 0)
-		if e == syscall.EINTR {
+		// Reap whatever has exited.
+		for {
+			wflags = unix.WALL
+			if sfd != ^uintptr(0) {
+				wflags |= unix.WNOHANG
+			}
+			r, _, e = syscall.RawSyscall6(unix.SYS_WAIT4, ^uintptr(0), uintptr(unsafe.Pointer(&ws)), wflags, 0, 0, 0)
+			if e == syscall.EINTR {
+				continue
+			}
+			if e != 0 {
+				syscall.RawSyscall(unix.SYS_EXIT_GROUP, 125, 0, 0)
+			}
+			if r == 0 {
+				break // nothing more has exited
+			}
+			if r != cmd {
+				continue // an orphan of the namespace
+			}
+			if ws&0x7f == 0 {
+				syscall.RawSyscall(unix.SYS_EXIT_GROUP, uintptr((ws>>8)&0xff), 0, 0)
+			}
+			sig[0] = byte(ws & 0x7f)
+			syscall.RawSyscall(unix.SYS_WRITE, uintptr(pipeW), uintptr(unsafe.Pointer(&sig[0])), 1)
+			syscall.RawSyscall(unix.SYS_EXIT_GROUP, 128+uintptr(sig[0]), 0, 0)
+		}
+		r, _, e = syscall.RawSyscall(unix.SYS_READ, sfd, uintptr(unsafe.Pointer(&info[0])), uintptr(len(info)))
+		if e != 0 || r != uintptr(len(info)) {
 			continue
 		}
-		if e != 0 {
-			syscall.RawSyscall(unix.SYS_EXIT_GROUP, 125, 0, 0)
+		// ssi_signo is the first field (native byte order).
+		signo = *(*uint32)(unsafe.Pointer(&info[0]))
+		switch signo {
+		case uint32(unix.SIGTERM), uint32(unix.SIGINT), uint32(unix.SIGHUP):
+			syscall.RawSyscall(unix.SYS_KILL, ^uintptr(0), uintptr(signo), 0)
 		}
-		if r != cmd {
-			continue // an orphan of the namespace
-		}
-		if ws&0x7f == 0 {
-			syscall.RawSyscall(unix.SYS_EXIT_GROUP, uintptr((ws>>8)&0xff), 0, 0)
-		}
-		sig[0] = byte(ws & 0x7f)
-		syscall.RawSyscall(unix.SYS_WRITE, uintptr(pipeW), uintptr(unsafe.Pointer(&sig[0])), 1)
-		syscall.RawSyscall(unix.SYS_EXIT_GROUP, 128+uintptr(sig[0]), 0, 0)
 	}
 }
