@@ -88,7 +88,8 @@ func compile(s *landlock.Spec, c *childSetup) (*program, error) {
 		p.call("landlock_restrict_self", unix.SYS_LANDLOCK_RESTRICT_SELF, uintptr(c.ruleset), 0)
 		p.call("close(ruleset)", unix.SYS_CLOSE, uintptr(c.ruleset))
 	}
-	// No core dumps: a core_pattern pipe helper runs outside the sandbox.
+	// No core files in the writable roots (a core_pattern that pipes to a
+	// program is the host's affair, as for any crashing process).
 	zero := new(unix.Rlimit)
 	p.call("setrlimit(RLIMIT_CORE)", unix.SYS_PRLIMIT64, 0, unix.RLIMIT_CORE, p.mem(zero, unsafe.Pointer(zero)), 0)
 	if len(c.filter) > 0 {
