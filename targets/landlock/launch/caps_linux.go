@@ -25,8 +25,9 @@ const (
 // inheritable with capset. Without capabilities the command cannot override
 // file modes (so mode-000 masks deny), read other users' /proc entries,
 // chown others' files, mount, or use raw devices needing CAP_SYS_RAWIO.
-// Everything is per thread: only the helper's locked thread (which execs the
-// command) is affected.
+// Everything is per thread: only the calling thread (the supervisor's
+// worker; the command's process drops its capabilities with the same
+// steps in its program, compileCapDrop) is affected.
 func dropCapabilities() error {
 	bits := secbitNoroot | secbitNorootLocked | secbitNoSetuidFixup | secbitNoSetuidFixupLock |
 		secbitKeepCapsLocked | secbitNoAmbientRaise | secbitNoAmbientRaiseLck

@@ -31,7 +31,7 @@ type childSetup struct {
 // user-namespace maps, session, mounts; in the command's process, working
 // directory, Landlock rules, capability drops,
 // no_new_privs, the Landlock domain, the seccomp filter, the standard
-// streams and execve. The order is the one the helper used: mounts need
+// streams and execve. The order matters: mounts need
 // capabilities; rules are opened on the final view; capabilities go before
 // no_new_privs and restrict_self; the filter comes last since it denies
 // mount and friends.

@@ -1,14 +1,17 @@
 // Package launch enforces a bound Landlock plan (landlock.Spec) on one
 // command, on Linux, without cgo and without ever restricting sbx itself.
 //
-// sbx re-executes itself (/proc/self/exe) with HelperArg as PID 1 of a new
-// PID namespace, in fresh mount and IPC namespaces (and a fresh network
-// namespace for network none). The helper locks its goroutine to one OS
-// thread, builds the mount view, drops every capability of that thread, sets
-// no_new_privs, calls landlock_restrict_self and installs its seccomp filter
-// on that thread only, marks every descriptor above 2 close-on-exec, and
-// execs the command from the same thread. When the profile has missing
-// protected names directly below a writable root, the helper instead forks
-// the command from that thread and stays as PID 1 to supervise creation
-// system calls (supervise_linux.go). See the README (Linux enforcement).
+// The sandbox is applied between fork and exec (spawn_linux.go): sbx
+// compiles the spec into a program of raw system calls (compile_linux.go);
+// a child in new PID, mount and IPC namespaces (and a user namespace when
+// unprivileged) becomes the sandbox's init, builds the mount view and
+// starts the command's process, which fills the Landlock ruleset on the
+// final view, drops every capability, sets no_new_privs, restricts itself,
+// installs the seccomp filter, marks every descriptor above 2
+// close-on-exec and execs the command. The init reaps the namespace and
+// exits with the command's status. When the profile needs it (missing
+// protected names, listed sockets, network none, unreadable trees), a
+// seccomp user-notification supervisor is started on the first notified
+// call: sbx re-executed with HelperArg, in the command's user, mount and
+// IPC namespaces (supervise_linux.go). See the README (Linux enforcement).
 package launch

@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
 
 	"github.com/sbx-dev/sbx/ir"
 	"github.com/sbx-dev/sbx/targets/landlock"
@@ -96,13 +95,4 @@ func userNSHint() string {
 		return "namespaces (they could not be created: " + f.UserNSDetail + ")"
 	}
 	return "unprivileged user namespaces: " + f.UserNSDetail
-}
-
-// WaitStatusExit maps a wait status to the shell convention (exported for
-// tests).
-func WaitStatusExit(ws syscall.WaitStatus) int {
-	if ws.Signaled() {
-		return 128 + int(ws.Signal())
-	}
-	return ws.ExitStatus()
 }

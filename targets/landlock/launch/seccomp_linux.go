@@ -154,7 +154,7 @@ func (a *asm) assemble() ([]unix.SockFilter, error) {
 	return a.ins, nil
 }
 
-// buildFilter assembles the helper's filter for spec (see
+// buildFilter assembles the command's filter for spec (see
 // landlock.SeccompSpec and landlock.SeccompSummary for the policy).
 func buildFilter(s landlock.SeccompSpec) ([]unix.SockFilter, error) {
 	a := &asm{labels: map[string]int{}}

@@ -16,30 +16,32 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The supervisor (Spec.Seccomp.NotifyCreate): protected or denied names that
-// do not exist directly below a writable root have no dentry to mount on,
-// and Landlock has no name filter. Instead of making the whole root
-// non-creatable, the helper stays alive as PID 1 and performs every system
-// call that creates a directory entry itself:
+// The supervisor (Spec.Seccomp.NotifyCreate and friends): protected or
+// denied names that do not exist directly below a writable root have no
+// dentry to mount on, and Landlock has no name filter. Instead of making the
+// whole root non-creatable, every system call that creates a directory
+// entry goes to the supervisor, which performs it itself. It is sbx
+// re-executed (RunHelper) in the command's user, mount and IPC namespaces,
+// outside its PID namespace, started on the first notification
+// (fast_linux.go):
 //
-//   - the main thread (locked since RunHelper started) is confined like the
-//     command and installs the filter with a listener, then forks the
-//     command: fork copies the thread's credentials (no capabilities, the
-//     Landlock domain), its seccomp filter and no_new_privs. The thread then
-//     stays locked and parked: it never runs another goroutine, and the Go
-//     runtime creates new threads from its template thread, never from a
-//     locked one;
 //   - a worker thread (locked, own fs_struct through unshare(CLONE_FS)) drops
-//     every capability and calls landlock_restrict_self with the same
+//     every capability and calls landlock_restrict_self with the command's
 //     ruleset, without the filter. It runs with the command's uid, gids and
-//     Landlock rules, so the kernel checks it makes are the command's;
+//     Landlock rules, in the sandbox's mount view, so the kernel checks it
+//     makes are the command's;
 //   - the other threads (unconfined) receive notifications, read the paths
 //     once from the caller's memory, duplicate its descriptors (pidfd_getfd)
 //     and hand the operation to the worker, which refuses a guarded name
 //     below a guarded directory (matched by device and inode) and otherwise
-//     performs the system call and replies with its result. Nothing is ever
-//     answered with CONTINUE, which would let the kernel read the path again
-//     from memory the command can change meanwhile.
+//     performs the system call and replies with its result. Nothing whose
+//     arguments the kernel would read again is answered with CONTINUE
+//     (only connect to internet addresses, which Landlock checks on the
+//     address used, and listen, which has none).
+//
+// The same process serves connect() to listed Unix sockets, listen() with
+// bind ports, bind() refusing abstract names, and inotify_add_watch where
+// part of the tree is unreadable.
 
 // Seccomp user-notification UAPI (include/uapi/linux/seccomp.h).
 type seccompData struct {
@@ -104,7 +106,8 @@ type dirKey struct {
 	ino uint64
 }
 
-// supervisor holds the state of one sandbox; it lives in the helper only.
+// supervisor holds the state of one sandbox; it lives in the supervisor
+// process only.
 type supervisor struct {
 	listener int
 	rfd      int
@@ -328,9 +331,9 @@ func decode(d *seccompData) (call, bool) {
 }
 
 // handle performs one notification. It runs on an unconfined thread: it
-// reads the caller's memory and descriptors (same uid, and the helper is
-// the namespace's init, so every caller is its descendant), then hands the
-// system call to the confined worker.
+// reads the caller's memory and descriptors (the same uid, and
+// CAP_SYS_PTRACE in the command's user namespace), then hands the system
+// call to the confined worker.
 func (sv *supervisor) handle(n *seccompNotif) {
 	c, ok := decode(&n.data)
 	if !ok {
@@ -733,13 +736,11 @@ func (r *resolver) parentOf(dirfd int, p string, guard bool) (int, string, unix.
 	if err != nil {
 		return -1, "", errnoOf(err, unix.EACCES)
 	}
-	// Nothing in /proc is created, opened or linked by the worker: it is a
-	// thread of PID 1, so /proc/1 (and /proc/self reached any other way
-	// than the caller's own prefix, which self rewrote) is its own process,
-	// which passes every ptrace check the command's non-dumpable PID 1
-	// otherwise fails: open("/proc/1/mem", O_RDONLY|O_CREAT) would read the
-	// supervisor's memory. The caller's own magic links (/proc/self/fd/N,
-	// cwd) never get here. /proc is read-only to the command anyway.
+	// Nothing in /proc is created, opened or linked by the worker: with its
+	// credentials it could pass ptrace checks the command fails (the
+	// sandbox's non-dumpable init, /proc/1/mem). The caller's own magic
+	// links (/proc/self/fd/N, cwd) never get here. /proc is read-only to
+	// the command anyway.
 	if onProc(pfd) {
 		unix.Close(pfd)
 		return -1, "", unix.EACCES
@@ -901,7 +902,8 @@ func (r *resolver) open(dirfd int, p string, flags int, mode uint32) (int, int, 
 				return -1, -1, unix.ELOOP
 			case onProc(file):
 				// An O_PATH descriptor on /proc/1/mem (or any /proc file):
-				// reopened by a thread of PID 1, it would be PID 1's own.
+				// reopened by the supervisor, the ptrace checks would be
+				// its own.
 				return -1, -1, unix.EACCES
 			}
 			var st unix.Stat_t
