@@ -210,7 +210,7 @@ func recvFDs(sock int, want int) ([]int, error) {
 // directory that exists makes them, /bin/true does not), so the
 // supervisor's start — a Go program joining the command's user and mount
 // namespaces — costs nothing until it is needed; the first call then waits
-// for it once (about 2 ms).
+// for it once (about 3 ms).
 type lazySupervisor struct {
 	spec     *landlock.Spec
 	userns   bool

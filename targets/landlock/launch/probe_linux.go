@@ -22,6 +22,12 @@ type Features struct {
 	Seccomp      bool   `json:"seccomp"`
 	// SeccompUserNotif reports SECCOMP_RET_USER_NOTIF support.
 	SeccompUserNotif bool `json:"seccomp_user_notif"`
+	// Supervisor reports whether the seccomp supervisor can run here (user
+	// notification, thread pidfds, a filter for this architecture): missing
+	// protected names, listed Unix sockets, bind ports and network none
+	// rely on it, and fall back to restrictive layouts or a network
+	// namespace without it.
+	Supervisor bool `json:"supervisor"`
 }
 
 // Probe inspects the machine. It forks one short-lived process to test user
@@ -43,6 +49,7 @@ func Probe() Features {
 	if _, _, e := unix.Syscall(unix.SYS_SECCOMP, 2 /* SECCOMP_GET_ACTION_AVAIL */, 0, uintptr(unsafe.Pointer(&action))); e == 0 {
 		f.SeccompUserNotif = true
 	}
+	f.Supervisor = supervisorAvailable()
 	return f
 }
 
