@@ -139,7 +139,7 @@ func SeccompSummary(s SeccompSpec) []string {
 		out = append(out, "connect(): EACCES (no network and no listed Unix socket)")
 	}
 	if s.NotifyConnect {
-		out = append(out, "connect(): to the supervisor: a pathname Unix socket is connected by the supervisor only if it is a listed one (same device and inode, symlinks followed); abstract and other Unix addresses: EACCES; TCP destinations are left to Landlock (CONTINUE: the kernel checks the address it uses)")
+		out = append(out, "connect(): to the supervisor, which decides on the socket's family and connects the checked socket itself: a Unix socket only to a listed pathname socket (same device and inode, symlinks followed), abstract and other Unix addresses EACCES; a TCP socket on a thread confined like the command (Landlock checks the port)")
 	}
 	if s.DenyFastOpen {
 		out = append(out, "sendto/sendmsg/sendmmsg with MSG_FASTOPEN: EACCES (TCP Fast Open connects without connect(), which Landlock checks)")
@@ -148,7 +148,7 @@ func SeccompSummary(s SeccompSpec) []string {
 		out = append(out, "listen(): EACCES (no bind port is listed)")
 	}
 	if s.NotifyListen {
-		out = append(out, "listen(): to the supervisor: an internet socket that was never bound (listen would pick an ephemeral port Landlock does not check): EACCES; others proceed (their port was checked by Landlock at bind)")
+		out = append(out, "listen(): to the supervisor: an internet socket that was never bound (listen would pick an ephemeral port Landlock does not check): EACCES; otherwise the supervisor listens on the socket it checked (its port was checked by Landlock at bind)")
 	}
 	if s.NotifyBind {
 		out = append(out, "bind(): to the supervisor, which refuses abstract and autobound Unix addresses (EACCES: without a network namespace of its own they would be the host's); setsockopt SO_PASSCRED and SO_PASSPIDFD (they autobind on send or connect): EACCES")

@@ -34,10 +34,10 @@ import (
 //     once from the caller's memory, duplicate its descriptors (pidfd_getfd)
 //     and hand the operation to the worker, which refuses a guarded name
 //     below a guarded directory (matched by device and inode) and otherwise
-//     performs the system call and replies with its result. Nothing whose
-//     arguments the kernel would read again is answered with CONTINUE
-//     (only connect to internet addresses, which Landlock checks on the
-//     address used, and listen, which has none).
+//     performs the system call and replies with its result. Nothing is
+//     answered with CONTINUE, which would let the kernel look up the
+//     descriptors and read the memory again, after the command changed
+//     them.
 //
 // The same process serves connect() to listed Unix sockets, listen() with
 // bind ports, bind() refusing abstract names, and inotify_add_watch where
@@ -247,15 +247,6 @@ func (sv *supervisor) serve() {
 	}
 }
 
-// proceed lets the caller's system call run as it asked (CONTINUE). Only
-// for calls whose arguments the kernel checks itself when it runs them
-// (Landlock's TCP rules check the address connect actually uses) or that
-// have no pointer arguments (listen).
-func (sv *supervisor) proceed(id uint64) {
-	r := seccompNotifResp{id: id, flags: 1 /* SECCOMP_USER_NOTIF_FLAG_CONTINUE */}
-	unix.Syscall(unix.SYS_IOCTL, uintptr(sv.listener), ioctlNotifSend, uintptr(unsafe.Pointer(&r)))
-}
-
 // reply answers a notification with a result or an errno.
 func (sv *supervisor) reply(id uint64, val int64, errno unix.Errno) {
 	r := seccompNotifResp{id: id, val: val, error: -int32(errno)}
@@ -307,7 +298,7 @@ func decode(d *seccompData) (call, bool) {
 	case unix.SYS_CONNECT:
 		c.kind, c.fd, c.path[0], c.alen = "connect", int32(a[0]), a[1], a[2]
 	case unix.SYS_LISTEN:
-		c.kind, c.fd = "listen", int32(a[0])
+		c.kind, c.fd, c.flags = "listen", int32(a[0]), a[1] // flags: the backlog
 	case unix.SYS_INOTIFY_ADD_WATCH:
 		c.kind, c.fd, c.path[0], c.flags = "watch", int32(a[0]), a[1], a[2]
 	case sysMkdir:
@@ -1138,12 +1129,15 @@ func readStatus(procfd, tid int) (status, error) {
 // command connects the caller's own socket (pidfd_getfd) through a magic
 // link to the very inode that was checked, so a rename meanwhile cannot
 // redirect it. Abstract, unnamed and malformed Unix addresses fail with
-// EACCES (abstract sockets are not listed). Internet addresses proceed:
-// Landlock checks the destination the kernel uses.
+// EACCES (abstract sockets are not listed). An internet socket is
+// connected on a thread confined like the command (Landlock checks the TCP
+// port). Everything is decided on the socket's family (SO_DOMAIN), never
+// the address's, and performed on the duplicate that was checked, with the
+// address as read: never CONTINUE.
 //
 // listen: an internet socket that was never bound would get an ephemeral
-// port that Landlock does not check: EACCES. Otherwise it proceeds (its
-// port was checked at bind).
+// port that Landlock does not check: EACCES. Otherwise the supervisor
+// listens on the socket it checked (its port was checked at bind).
 func (sv *supervisor) handleNet(n *seccompNotif, c call, tid, pidfd int) {
 	sock, err := unix.PidfdGetfd(pidfd, int(c.fd), 0)
 	if err != nil {
@@ -1169,17 +1163,24 @@ func (sv *supervisor) handleNet(n *seccompNotif, c call, tid, pidfd int) {
 				return
 			}
 		}
-		sv.proceed(n.id)
+		// Performed on the very socket that was checked (the caller's
+		// descriptor number may name another one by now): never CONTINUE.
+		_, _, e := unix.Syscall(unix.SYS_LISTEN, uintptr(sock), uintptr(int32(c.flags)), 0)
+		sv.reply(n.id, 0, e)
 		return
 	}
-	if c.alen < 2 || c.alen > uint64(unsafe.Sizeof(unix.RawSockaddrUnix{})) {
-		// Too short for a family, or longer than any Unix address: only
-		// internet families may be longer (sockaddr_in6 is 28 bytes).
-		fam := make([]byte, 2)
-		if c.alen >= 2 && readMem(tid, c.path[0], fam) == nil && *(*uint16)(unsafe.Pointer(&fam[0])) != unix.AF_UNIX {
-			sv.proceed(n.id)
-			return
-		}
+	// The socket's own family decides, not the address's, which the
+	// command can change in memory after it was read; and the call is made
+	// here, on the socket that was checked, with the address as read:
+	// CONTINUE would let the kernel look up the descriptor and read the
+	// address again (another socket dup2'd onto the number, another
+	// family in memory).
+	domain, err := unix.GetsockoptInt(sock, unix.SOL_SOCKET, unix.SO_DOMAIN)
+	if err != nil {
+		sv.reply(n.id, 0, errnoOf(err, unix.ENOTSOCK))
+		return
+	}
+	if c.alen < 2 || c.alen > uint64(unsafe.Sizeof(unix.RawSockaddrAny{})) {
 		sv.reply(n.id, 0, unix.EINVAL)
 		return
 	}
@@ -1188,8 +1189,19 @@ func (sv *supervisor) handleNet(n *seccompNotif, c call, tid, pidfd int) {
 		sv.reply(n.id, 0, unix.EFAULT)
 		return
 	}
-	if *(*uint16)(unsafe.Pointer(&addr[0])) != unix.AF_UNIX {
-		sv.proceed(n.id)
+	switch domain {
+	case unix.AF_INET, unix.AF_INET6:
+		// On a thread confined like the command: Landlock checks the TCP
+		// port as it would for the command.
+		sv.connectAs(n.id, sock, addr)
+		return
+	case unix.AF_UNIX:
+	default:
+		sv.reply(n.id, 0, unix.EACCES)
+		return
+	}
+	if len(addr) > int(unsafe.Sizeof(unix.RawSockaddrUnix{})) || *(*uint16)(unsafe.Pointer(&addr[0])) != unix.AF_UNIX {
+		sv.reply(n.id, 0, unix.EINVAL) // as the kernel answers for a Unix socket
 		return
 	}
 	if len(addr) <= 2 || addr[2] == 0 {
@@ -1376,4 +1388,23 @@ func (sv *supervisor) handleWatch(n *seccompNotif, c call, tid, pidfd int) {
 		return
 	}
 	sv.reply(n.id, int64(wd), 0)
+}
+
+// connectAs connects a duplicate of the caller's socket to addr (as read
+// from the caller, once) on a short-lived thread confined like the
+// command, where it may block, and replies with the result.
+func (sv *supervisor) connectAs(id uint64, sock int, addr []byte) {
+	conn, err := unix.Dup(sock)
+	if err != nil {
+		sv.reply(id, 0, unix.EMFILE)
+		return
+	}
+	sv.onTempWorker(func() {
+		defer unix.Close(conn)
+		_, _, e := unix.Syscall(unix.SYS_CONNECT, uintptr(conn), uintptr(unsafe.Pointer(&addr[0])), uintptr(len(addr)))
+		sv.reply(id, 0, e)
+	}, func(error) {
+		unix.Close(conn)
+		sv.reply(id, 0, unix.EACCES)
+	})
 }
