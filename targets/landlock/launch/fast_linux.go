@@ -149,6 +149,7 @@ func (s *Sandbox) Spawn(cmd *exec.Cmd) (*os.Process, error) {
 		// creation call: kill it (the namespace goes with it).
 		unix.Kill(pid, unix.SIGKILL)
 		unix.Close(pidfd)
+		s.dropStatus(cmd)
 		return proc, fmt.Errorf("%w: receiving the seccomp listener: %v", executor.ErrSandbox, err)
 	}
 	// The supervisor's child places these on 3, 4, 5 and 0-2: keep them
@@ -176,6 +177,7 @@ func (s *Sandbox) Spawn(cmd *exec.Cmd) (*os.Process, error) {
 		l.nsMnt < 0 || l.nsIPC < 0 || setup.userns != (l.nsUser >= 0) {
 		unix.Kill(pid, unix.SIGKILL)
 		l.close()
+		s.dropStatus(cmd)
 		return proc, fmt.Errorf("%w: duplicating the supervisor's descriptors failed", executor.ErrSandbox)
 	}
 	go l.run()
@@ -416,4 +418,12 @@ func (s *Sandbox) ExitSignal(cmd *exec.Cmd) int {
 		return int(b[0])
 	}
 	return 0
+}
+
+// dropStatus releases the status pipe of a run that failed after its init
+// started (the executor kills and reaps it without asking ExitSignal).
+func (s *Sandbox) dropStatus(cmd *exec.Cmd) {
+	if v, ok := s.status.LoadAndDelete(cmd); ok {
+		v.(*os.File).Close()
+	}
 }

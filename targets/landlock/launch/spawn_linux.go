@@ -474,8 +474,16 @@ func forkInit(args, dargs *cloneArgs, first *insn, n, fork int, status *childSta
 			syscall.RawSyscall(unix.SYS_EXIT_GROUP, 125, 0, 0)
 		}
 	}
-	// The init: report, then reap until the command ends.
-	syscall.RawSyscall(unix.SYS_WRITE, uintptr(pipeW), uintptr(unsafe.Pointer(status)), unsafe.Sizeof(*status))
+	// The init: report, then reap until the command ends. A report sbx
+	// cannot read means sbx is gone (killed before the parent-death signal
+	// was set, a window the check of package syscall cannot close here: the
+	// parent is outside the namespace, getppid is 0): end the sandbox.
+	r, _, e = syscall.RawSyscall(unix.SYS_WRITE, uintptr(pipeW), uintptr(unsafe.Pointer(status)), unsafe.Sizeof(*status))
+	if e != 0 || r != unsafe.Sizeof(*status) {
+		for {
+			syscall.RawSyscall(unix.SYS_EXIT_GROUP, 125, 0, 0)
+		}
+	}
 	if status.step >= 0 {
 		for {
 			syscall.RawSyscall(unix.SYS_EXIT_GROUP, 125, 0, 0)
