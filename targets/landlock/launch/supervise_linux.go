@@ -227,9 +227,18 @@ func (sv *supervisor) onTempWorker(f func(), fallback func(error)) {
 	}()
 }
 
-// serve receives notifications until no filtered task is left.
+// serve receives notifications until no filtered task is left (sbx kills
+// the supervisor when the command ends; this also ends one whose sbx died
+// before the parent-death signal was set).
 func (sv *supervisor) serve() {
 	for {
+		p := []unix.PollFd{{Fd: int32(sv.listener), Events: unix.POLLIN}}
+		if _, err := unix.Poll(p, -1); err != nil && err != unix.EINTR {
+			return
+		}
+		if p[0].Revents&unix.POLLIN == 0 && p[0].Revents&(unix.POLLHUP|unix.POLLERR|unix.POLLNVAL) != 0 {
+			return
+		}
 		var n seccompNotif
 		_, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(sv.listener), ioctlNotifRecv, uintptr(unsafe.Pointer(&n)))
 		if e == unix.EINTR {
