@@ -302,6 +302,11 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	close(stopWatch)
 	<-watchDone
 	if res == nil {
+		if received != 0 && errors.Is(runErr, context.Canceled) {
+			// Interrupted after the handlers were in place but before the
+			// command started: nothing ran, and sbx ends as cancelled.
+			return interruptedBeforeStart(o, ev, stdout, stderr, received)
+		}
 		return fail(runErr)
 	}
 
@@ -375,4 +380,20 @@ func quoteJSON(s string) string {
 	enc := newJSONEncoder(&b)
 	enc.Encode(s)
 	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// interruptedBeforeStart reports a cancellation that came before the
+// command was started and returns 128+N.
+func interruptedBeforeStart(o *runOptions, ev *eventWriter, stdout, stderr io.Writer, sig syscall.Signal) int {
+	code := 128 + int(sig)
+	msg := fmt.Sprintf("interrupted by %s before the command started", signalName(sig))
+	switch {
+	case o.json:
+		fmt.Fprintf(stdout, "{\"exit_code\":%d,\"signal\":%s,\"cancelled\":true,\"error\":%s}\n", code, quoteJSON(signalName(sig)), quoteJSON(msg))
+	case ev != nil:
+		ev.write(errorEvent{Type: "error", Message: msg, ExitCode: code})
+	default:
+		fmt.Fprintln(stderr, "sbx: "+msg)
+	}
+	return code
 }

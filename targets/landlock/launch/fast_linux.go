@@ -274,13 +274,22 @@ func (l *lazySupervisor) run() {
 	supExited, stopSup := readable(supfd)
 	select {
 	case <-exited:
+		stopSup()
+		unix.Close(supfd)
+		sup.Kill()
+		sup.Wait()
+		return
 	case <-supExited:
-		unix.PidfdSendSignal(l.pidfd, unix.SIGKILL, nil, 0)
 	}
 	stopSup()
 	unix.Close(supfd)
-	sup.Kill()
-	sup.Wait()
+	// The supervisor ends by itself (status 0) when no filtered task is
+	// left: the command and everything it started are gone, and the init
+	// is about to report. Any other end is a failure the command must not
+	// outlive.
+	if st, err := sup.Wait(); err != nil || !st.Success() {
+		unix.PidfdSendSignal(l.pidfd, unix.SIGKILL, nil, 0)
+	}
 }
 
 // readable returns a channel closed when fd becomes readable (a pidfd: the
