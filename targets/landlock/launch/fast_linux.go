@@ -122,7 +122,15 @@ func (s *Sandbox) Spawn(cmd *exec.Cmd) (*os.Process, error) {
 		}
 		var errno syscall.Errno
 		if errors.As(err, &errno) {
-			return nil, os.NewSyscallError("clone3", errno)
+			switch errno {
+			case unix.EPERM, unix.EACCES, unix.EINVAL, unix.ENOSPC, unix.EUSERS:
+				// The namespaces could not be created: the executor may
+				// try its next containment.
+				return nil, os.NewSyscallError("clone3", errno)
+			case unix.ENOSYS:
+				return nil, fmt.Errorf("%w: clone3: %v (Linux 5.3 or newer is needed)", executor.ErrSandbox, errno)
+			}
+			return nil, fmt.Errorf("%w: clone3: %v", executor.ErrSandbox, errno)
 		}
 		return nil, fmt.Errorf("%w: %v", executor.ErrSandbox, err)
 	}
