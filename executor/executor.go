@@ -210,8 +210,10 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 
 	if state != nil {
 		res.ExitCode, res.Signal = exitStatus(state)
-		if sr, ok := cfg.Sandbox.(SignalReporter); ok && res.Signal == 0 {
-			if sig := sr.ExitSignal(cmd); sig > 0 {
+		// Asked whenever the launcher was reaped, so that the sandbox can
+		// release what the run held; used when the launcher exited.
+		if sr, ok := cfg.Sandbox.(SignalReporter); ok {
+			if sig := sr.ExitSignal(cmd); sig > 0 && res.Signal == 0 {
 				res.ExitCode, res.Signal = 128+sig, sig
 			}
 		}

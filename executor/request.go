@@ -185,10 +185,12 @@ type Enforcer interface {
 }
 
 // SignalReporter is optionally implemented by a Sandbox whose launcher
-// stays between the executor and the command (a helper that remains PID 1
-// of the command's namespace to supervise it). Such a helper can only exit
-// with a code, so the executor asks the sandbox, after the helper has been
-// reaped, which signal the command itself died of (0: none, or unknown).
+// stays between the executor and the command (an init that remains PID 1
+// of the command's namespace). Such a launcher can only exit with a code,
+// so the executor asks the sandbox, after the launcher has been reaped,
+// which signal the command itself died of (0: none, or unknown). It is
+// asked once per reaped launcher, also when the launcher itself was
+// killed, so that the sandbox can release what the run held.
 type SignalReporter interface {
 	ExitSignal(cmd *exec.Cmd) int
 }

@@ -48,11 +48,17 @@ func compile(s *landlock.Spec, c *childSetup) (*program, error) {
 	if c.pdeathsig != 0 {
 		p.call("prctl(PR_SET_PDEATHSIG)", unix.SYS_PRCTL, unix.PR_SET_PDEATHSIG, uintptr(c.pdeathsig))
 	}
-	// The init (this process, PID 1 of the namespace) is a copy of sbx's
-	// memory: not dumpable, so the command can read neither it nor its
-	// /proc entries (environ, mem, fd) without CAP_SYS_PTRACE, which it
-	// never has. The command becomes dumpable again at its execve.
-	p.call("prctl(PR_SET_DUMPABLE)", unix.SYS_PRCTL, unix.PR_SET_DUMPABLE, 0)
+	// The init (this process, PID 1 of the namespace) shares sbx's memory.
+	// The command cannot reach it through ptrace, process_vm_* or its
+	// /proc entries (environ, mem, fd): Landlock lets a confined process
+	// access only processes in its own domain or nested ones, and the
+	// filter denies the system calls. Without Landlock (degraded mode) the
+	// memory is made not dumpable instead, which needs CAP_SYS_PTRACE the
+	// command never has; the flag belongs to the memory, so sbx is then
+	// not dumpable either.
+	if c.ruleset < 0 {
+		p.call("prctl(PR_SET_DUMPABLE)", unix.SYS_PRCTL, unix.PR_SET_DUMPABLE, 0)
+	}
 	if len(s.Mounts) > 0 {
 		if err := compileMounts(p, s.Mounts); err != nil {
 			return nil, err
@@ -117,6 +123,10 @@ func compile(s *landlock.Spec, c *childSetup) (*program, error) {
 	for i, fd := range c.stdio {
 		p.call("dup3(stdio)", unix.SYS_DUP3, uintptr(fd), uintptr(i), 0)
 	}
+	// The init blocks every signal (see initMain); the command starts with
+	// none blocked.
+	empty := new(uint64)
+	p.call("rt_sigprocmask", unix.SYS_RT_SIGPROCMASK, unix.SIG_SETMASK, p.mem(empty, unsafe.Pointer(empty)), 0, 8)
 	// Every descriptor but the standard streams closes on exec, whatever
 	// sbx's caller leaked into sbx.
 	p.call("close_range", unix.SYS_CLOSE_RANGE, 3, ^uintptr(0), closeRangeCloex)

@@ -136,8 +136,11 @@ func (s *Sandbox) Spawn(cmd *exec.Cmd) (*os.Process, error) {
 	}
 	proc, err := os.FindProcess(pid)
 	if err != nil {
+		// Not reaped here (the init may still run on its stack): the
+		// stack is leaked with the pipe's read end closed.
+		unix.Kill(pid, unix.SIGKILL)
 		unix.Close(pidfd)
-		status.Close()
+		status.File.Close()
 		return nil, fmt.Errorf("%w: %v", executor.ErrSandbox, err)
 	}
 	s.status.Store(cmd, status)
@@ -420,15 +423,15 @@ func (l *lazySupervisor) start() (*os.Process, error) {
 
 // ExitSignal returns the signal the command run by cmd died of, as its
 // init reported it, or 0 (executor.SignalReporter: the init itself exits
-// with 128+N). It releases the run's status pipe; call it once, after the
-// init was reaped.
+// with 128+N). It releases the run's status pipe and the init's stack;
+// call it once, after the init was reaped.
 func (s *Sandbox) ExitSignal(cmd *exec.Cmd) int {
 	v, ok := s.status.LoadAndDelete(cmd)
 	if !ok {
 		return 0
 	}
-	f := v.(*os.File)
-	defer f.Close()
+	f := v.(*initFile)
+	defer f.release()
 	// The init has exited: the read returns its one byte, or EOF.
 	var b [1]byte
 	if n, _ := f.Read(b[:]); n == 1 {
@@ -438,9 +441,10 @@ func (s *Sandbox) ExitSignal(cmd *exec.Cmd) int {
 }
 
 // dropStatus releases the status pipe of a run that failed after its init
-// started (the executor kills and reaps it without asking ExitSignal).
+// started; the executor kills and reaps the init. Its stack stays mapped
+// (the init may still run on it until then): a rare error path's leak.
 func (s *Sandbox) dropStatus(cmd *exec.Cmd) {
 	if v, ok := s.status.LoadAndDelete(cmd); ok {
-		v.(*os.File).Close()
+		v.(*initFile).File.Close()
 	}
 }

@@ -313,7 +313,7 @@ func forkRun(args *cloneArgs, first *insn, n int, status *childStatus) (pid uint
 // arrives there as one byte before the init exits with 128+N (an init
 // cannot die of the command's signal). spawnInit returns after the
 // command's exec, or with a *spawnError.
-func spawnInit(p *program, flags uint64, cgroupFD int) (pid int, pidfd int, status *os.File, err error) {
+func spawnInit(p *program, flags uint64, cgroupFD int) (pid int, pidfd int, status *initFile, err error) {
 	fork := -1
 	for i := range p.insns {
 		in := &p.insns[i]
@@ -343,21 +343,41 @@ func spawnInit(p *program, flags uint64, cgroupFD int) (pid int, pidfd int, stat
 		args.flags |= unix.CLONE_INTO_CGROUP
 		args.cgroup = uint64(cgroupFD)
 	}
-	dargs := &cloneArgs{flags: unix.CLONE_VM | unix.CLONE_VFORK, exitSignal: uint64(unix.SIGCHLD)}
+	stack, err := unix.Mmap(-1, 0, initStackSize, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_STACK)
+	if err != nil {
+		unix.Close(pipe[0])
+		unix.Close(pipe[1])
+		return 0, -1, nil, fmt.Errorf("the init's stack: %w", err)
+	}
+	// The init shares sbx's memory (no copy of sbx's pages, none to copy
+	// back on write) on a stack of its own.
+	args.flags |= unix.CLONE_VM
+	args.stack = uint64(uintptr(unsafe.Pointer(&stack[0])))
+	args.stackSize = initStackSize
+	ia := &initArgs{
+		first:  &p.insns[0],
+		n:      len(p.insns),
+		fork:   fork,
+		status: p.status,
+		pipeW:  pipe[1],
+		dargs:  &cloneArgs{flags: unix.CLONE_VM | unix.CLONE_VFORK, exitSignal: uint64(unix.SIGCHLD)},
+	}
 	syscall.ForkLock.Lock()
-	r, errno := forkInit(args, dargs, &p.insns[0], len(p.insns), fork, p.status, pipe[1])
+	// BeforeFork blocks every signal on this thread: the init inherits the
+	// mask, so no Go handler runs in it before it resets them.
+	runtimeBeforeFork()
+	r, errno := rawCloneInit(uintptr(unsafe.Pointer(args)), unsafe.Sizeof(*args), uintptr(unsafe.Pointer(ia)))
 	runtimeAfterFork()
 	syscall.ForkLock.Unlock()
 	unix.Close(pipe[1])
-	runtime.KeepAlive(p)
 	runtime.KeepAlive(args)
-	runtime.KeepAlive(dargs)
 	if errno != 0 {
 		unix.Close(pipe[0])
+		unix.Munmap(stack)
 		return 0, -1, nil, syscall.Errno(errno)
 	}
 	pid = int(r)
-	f := os.NewFile(uintptr(pipe[0]), "sbx-init-status")
+	f := &initFile{File: os.NewFile(uintptr(pipe[0]), "sbx-init-status"), stack: stack, args: ia, prog: p}
 	var rep childStatus
 	n, rerr := io.ReadFull(f, unsafe.Slice((*byte)(unsafe.Pointer(&rep)), unsafe.Sizeof(rep)))
 	if rerr != nil || n != int(unsafe.Sizeof(rep)) || rep.step >= 0 {
@@ -368,7 +388,7 @@ func spawnInit(p *program, flags uint64, cgroupFD int) (pid int, pidfd int, stat
 			}
 		}
 		unix.Close(int(*pidfd32))
-		f.Close()
+		f.release() // reaped: its stack is free
 		if rerr != nil || rep.step < 0 || int(rep.step) >= len(p.what) {
 			return 0, -1, nil, fmt.Errorf("the sandbox's init exited before the command started (%v)", ws)
 		}
@@ -378,26 +398,77 @@ func spawnInit(p *program, flags uint64, cgroupFD int) (pid int, pidfd int, stat
 	return pid, int(*pidfd32), f, nil
 }
 
-// forkInit is spawnInit's fork; it returns only in sbx. The init is a copy
-// of sbx (a fork without CLONE_VM, as package syscall makes for user
-// namespaces), so it may keep running raw system calls after sbx goes on;
-// the command's process is a vfork of the init, running on the init's
-// stack until its exec. The same rules as forkRun apply: no allocation,
-// locks, stack growth or calls other than raw system calls, every variable
-// declared before the fork.
+// initFile is the read end of an init's status pipe, with the init's stack
+// and the memory it reads, which must outlive it.
+type initFile struct {
+	*os.File
+	stack []byte
+	args  *initArgs
+	prog  *program
+}
+
+// release closes the pipe and unmaps the init's stack. Only once the init
+// has been reaped: until then it may still run on that stack, and sbx must
+// not reuse the addresses.
+func (f *initFile) release() {
+	f.File.Close()
+	if f.stack != nil {
+		unix.Munmap(f.stack)
+		f.stack = nil
+	}
+	f.args, f.prog = nil, nil
+}
+
+// rawCloneInit is clone3 with a stack of its own for the child, which calls
+// initMain(arg) there (see vfork_linux_*.s); arg is an *initArgs.
+func rawCloneInit(args, size, arg uintptr) (r1, errno uintptr)
+
+// initArgs is what the init reads and writes in sbx's memory, which it
+// shares (CLONE_VM). It is kept alive until the init has been reaped.
+type initArgs struct {
+	first  *insn
+	n      int
+	fork   int // index of the nrForkCommand step
+	status *childStatus
+	pipeW  int
+	dargs  *cloneArgs
+	slots  [maxSlots]uintptr
+}
+
+// initStackSize is the init's stack: initMain and the raw system calls
+// it makes, nothing more.
+const initStackSize = 64 << 10
+
+// sigaction is struct sigaction as rt_sigaction takes it (all zero:
+// SIG_DFL, no flags, an empty mask).
+type sigaction struct {
+	handler  uintptr
+	flags    uint64
+	restorer uintptr
+	mask     uint64
+}
+
+// initMain is the init: a task that shares sbx's memory (CLONE_VM) but not
+// its threads, on a stack of its own, running concurrently with the Go
+// runtime. It may only make raw system calls: no allocation, no lock, no
+// write of a pointer, no stack check (nosplit: the goroutine's stack
+// bounds in g are not this stack's), and it must not run a Go signal
+// handler, so every signal stays blocked (as sbx's thread had them when
+// it cloned) and every handler is reset first. It runs the program's first
+// part, starts the command's process (a vfork of itself, on this stack,
+// which runs the rest and execs), reports to sbx, then reaps until the
+// command ends.
 //
-//go:noinline
+//go:nosplit
 //go:norace
 //go:nocheckptr
-func forkInit(args, dargs *cloneArgs, first *insn, n, fork int, status *childStatus, pipeW int) (pid uintptr, errno uintptr) {
+func initMain(a *initArgs) {
 	var (
-		slots   [maxSlots]uintptr
 		i       int
 		in      *insn
-		a       [6]uintptr
+		x       [6]uintptr
 		r       uintptr
 		e       syscall.Errno
-		size    = unsafe.Sizeof(insn{})
 		cmd     uintptr // the command's pid, in the namespace
 		derr    uintptr
 		command bool // this task is the command's process
@@ -408,52 +479,54 @@ func forkInit(args, dargs *cloneArgs, first *insn, n, fork int, status *childSta
 		info    [128]byte // struct signalfd_siginfo
 		wflags  uintptr
 		signo   uint32
+		pipeW   = uintptr(a.pipeW)
+		dfl     sigaction
 	)
-	runtimeBeforeFork()
-	pid, errno = rawVfork(unix.SYS_CLONE3, uintptr(unsafe.Pointer(args)), unsafe.Sizeof(*args), 0)
-	if errno != 0 || pid != 0 {
-		return // sbx
+	// Go's handlers are installed in this task's copy of the table: reset
+	// them (signals are blocked, none can have run yet).
+	for i = 1; i <= 64; i++ {
+		if i != int(unix.SIGKILL) && i != int(unix.SIGSTOP) {
+			syscall.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(i), uintptr(unsafe.Pointer(&dfl)), 0, 8, 0, 0)
+		}
 	}
-	// The init.
-	runtimeAfterForkInChild()
-	for i = 0; i < n; i++ {
-		in = (*insn)(unsafe.Add(unsafe.Pointer(first), uintptr(i)*size))
+	for i = 0; i < a.n; i++ {
+		in = (*insn)(unsafe.Add(unsafe.Pointer(a.first), uintptr(i)*unsafe.Sizeof(insn{})))
 		if in.nr == nrForkCommand {
-			cmd, derr = rawVfork(unix.SYS_CLONE3, uintptr(unsafe.Pointer(dargs)), unsafe.Sizeof(*dargs), 0)
+			cmd, derr = rawVfork(unix.SYS_CLONE3, uintptr(unsafe.Pointer(a.dargs)), unsafe.Sizeof(*a.dargs), 0)
 			if derr != 0 {
-				status.errno = int64(derr)
-				status.step = int64(i)
+				a.status.errno = int64(derr)
+				a.status.step = int64(i)
 				break
 			}
 			if cmd != 0 {
 				// The init, after the command's exec (or exit). The command
 				// ran on this stack frame and changed its variables: only
 				// cmd and derr (just returned) and what it never writes
-				// (status, pipeW, ws, sig) are used from here on.
+				// (a, pipeW, ws, sig, ...) are used from here on.
 				command = false
 				break
 			}
 			command = true
 			continue
 		}
-		a = in.args
+		x = in.args
 		if in.inSlot[0] >= 0 {
-			a[in.inArg[0]] = slots[in.inSlot[0]]
+			x[in.inArg[0]] = a.slots[in.inSlot[0]]
 		}
 		if in.inSlot[1] >= 0 {
-			a[in.inArg[1]] = slots[in.inSlot[1]]
+			x[in.inArg[1]] = a.slots[in.inSlot[1]]
 		}
 		if in.patchAddr != nil {
-			*(*int32)(in.patchAddr) = int32(slots[in.patchSlot])
+			*(*int32)(in.patchAddr) = int32(a.slots[in.patchSlot])
 		}
-		r, _, e = syscall.RawSyscall6(in.nr, a[0], a[1], a[2], a[3], a[4], a[5])
+		r, _, e = syscall.RawSyscall6(in.nr, x[0], x[1], x[2], x[3], x[4], x[5])
 		if e != 0 {
 			if uintptr(e) == in.okErrno {
 				i += int(in.skip)
 				continue
 			}
-			status.errno = int64(e)
-			status.step = int64(i)
+			a.status.errno = int64(e)
+			a.status.step = int64(i)
 			if command {
 				// The init reads the status it shares with this process.
 				for {
@@ -463,45 +536,36 @@ func forkInit(args, dargs *cloneArgs, first *insn, n, fork int, status *childSta
 			break
 		}
 		if in.out >= 0 {
-			slots[in.out] = r
+			a.slots[in.out] = r
 		}
 	}
 	if command {
 		// The program ends with execve, which only returns on failure.
-		status.errno = int64(syscall.ENOEXEC)
-		status.step = int64(n - 1)
+		a.status.errno = int64(syscall.ENOEXEC)
+		a.status.step = int64(a.n - 1)
 		for {
 			syscall.RawSyscall(unix.SYS_EXIT_GROUP, 125, 0, 0)
 		}
 	}
-	// The init: report, then reap until the command ends. A report sbx
-	// cannot read means sbx is gone (killed before the parent-death signal
-	// was set, a window the check of package syscall cannot close here: the
-	// parent is outside the namespace, getppid is 0): end the sandbox.
-	r, _, e = syscall.RawSyscall(unix.SYS_WRITE, uintptr(pipeW), uintptr(unsafe.Pointer(status)), unsafe.Sizeof(*status))
-	if e != 0 || r != unsafe.Sizeof(*status) {
-		for {
-			syscall.RawSyscall(unix.SYS_EXIT_GROUP, 125, 0, 0)
-		}
-	}
-	if status.step >= 0 {
+	// Report. A report sbx cannot read means sbx is gone (killed before
+	// the parent-death signal was set: the check of package syscall,
+	// getppid, does not work across the namespace): end the sandbox.
+	r, _, e = syscall.RawSyscall(unix.SYS_WRITE, pipeW, uintptr(unsafe.Pointer(a.status)), unsafe.Sizeof(*a.status))
+	if e != 0 || r != unsafe.Sizeof(*a.status) || a.status.step >= 0 {
 		for {
 			syscall.RawSyscall(unix.SYS_EXIT_GROUP, 125, 0, 0)
 		}
 	}
 	// Nothing of sbx's but the status pipe stays open in the init.
 	if pipeW > 0 {
-		syscall.RawSyscall(unix.SYS_CLOSE_RANGE, 0, uintptr(pipeW-1), 0)
+		syscall.RawSyscall(unix.SYS_CLOSE_RANGE, 0, pipeW-1, 0)
 	}
-	syscall.RawSyscall(unix.SYS_CLOSE_RANGE, uintptr(pipeW+1), ^uintptr(0), 0)
+	syscall.RawSyscall(unix.SYS_CLOSE_RANGE, pipeW+1, ^uintptr(0), 0)
 	// SIGTERM, SIGINT and SIGHUP (sbx's cancellation, sent to the process
 	// group) are passed on to every process of the namespace, also those
-	// that left the group; SIGCHLD wakes the reaping. All four are read
-	// from a signalfd (the init has no handlers: it runs no Go code), so
-	// they are blocked; the command's process was started before, with
-	// sbx's mask.
+	// that left the group; SIGCHLD wakes the reaping. All are read from a
+	// signalfd: every signal stays blocked in the init.
 	mask = 1<<(unix.SIGCHLD-1) | 1<<(unix.SIGTERM-1) | 1<<(unix.SIGINT-1) | 1<<(unix.SIGHUP-1)
-	syscall.RawSyscall6(unix.SYS_RT_SIGPROCMASK, unix.SIG_BLOCK, uintptr(unsafe.Pointer(&mask)), 0, 8, 0, 0)
 	sfd, _, e = syscall.RawSyscall6(unix.SYS_SIGNALFD4, ^uintptr(0), uintptr(unsafe.Pointer(&mask)), 8, unix.SFD_CLOEXEC, 0, 0)
 	if e != 0 {
 		sfd = ^uintptr(0) // no signalfd: reap only, blocking in wait4
@@ -530,7 +594,7 @@ func forkInit(args, dargs *cloneArgs, first *insn, n, fork int, status *childSta
 				syscall.RawSyscall(unix.SYS_EXIT_GROUP, uintptr((ws>>8)&0xff), 0, 0)
 			}
 			sig[0] = byte(ws & 0x7f)
-			syscall.RawSyscall(unix.SYS_WRITE, uintptr(pipeW), uintptr(unsafe.Pointer(&sig[0])), 1)
+			syscall.RawSyscall(unix.SYS_WRITE, pipeW, uintptr(unsafe.Pointer(&sig[0])), 1)
 			syscall.RawSyscall(unix.SYS_EXIT_GROUP, 128+uintptr(sig[0]), 0, 0)
 		}
 		r, _, e = syscall.RawSyscall(unix.SYS_READ, sfd, uintptr(unsafe.Pointer(&info[0])), uintptr(len(info)))

@@ -1,0 +1,45 @@
+#!/usr/bin/env python3
+"""Interleaved start-up comparison: runs each command once per round, for N
+rounds, and prints each command's median wall time. Interleaving spreads the
+machine's drift over all commands, which comparing separate batches does not.
+
+    python3 bench/ab.py 500 '/bin/true' 'VAR=1 ./sbx run -- /bin/true'
+
+A leading NAME=value sets an environment variable for that command. The
+timings include Python's own fork and exec, the same for every command."""
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+
+def parse(cmd):
+    env, argv = dict(os.environ), []
+    for word in cmd.split():
+        if "=" in word and not argv:
+            k, v = word.split("=", 1)
+            env[k] = v
+        else:
+            argv.append(word)
+    return env, argv
+
+
+def main():
+    rounds = int(sys.argv[1])
+    cmds = sys.argv[2:]
+    parsed = [parse(c) for c in cmds]
+    times = [[] for _ in cmds]
+    for _ in range(rounds):
+        for i, (env, argv) in enumerate(parsed):
+            t = time.perf_counter()
+            subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            times[i].append(time.perf_counter() - t)
+    base = statistics.median(times[0])
+    for c, t in zip(cmds, times):
+        m = statistics.median(t)
+        print(f"{c:60s} median {m * 1000:7.3f} ms  x{m / base:5.2f}")
+
+
+if __name__ == "__main__":
+    main()
