@@ -114,6 +114,7 @@ var fixedDenials = []string{
 	"fanotify_init (its marks are not checked by Landlock): EPERM",
 	"renameat2 with RENAME_WHITEOUT (creates a 0:0 character device): EPERM",
 	"personality other than PER_LINUX, PER_LINUX32 or a query: EPERM",
+	"prlimit64 on PID 1 (the sandbox's init): EPERM",
 }
 
 // SeccompSummary describes a filter in words, for plans and dry runs.

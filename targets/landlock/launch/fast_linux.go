@@ -165,12 +165,14 @@ func (s *Sandbox) Spawn(cmd *exec.Cmd) (*os.Process, error) {
 	}
 	// The supervisor's child places these on 3, 4, 5 and 0-2: keep them
 	// above that range so that placing one never overwrites another.
+	var dupErr error
 	high := func(fd int) int {
 		if fd < 0 {
 			return -1
 		}
 		n, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, highFD)
 		if err != nil {
+			dupErr = fmt.Errorf("descriptor %d: %w", fd, err)
 			return -1
 		}
 		return n
@@ -189,7 +191,7 @@ func (s *Sandbox) Spawn(cmd *exec.Cmd) (*os.Process, error) {
 		unix.Kill(pid, unix.SIGKILL)
 		l.close()
 		s.dropStatus(cmd)
-		return proc, fmt.Errorf("%w: duplicating the supervisor's descriptors failed", executor.ErrSandbox)
+		return proc, fmt.Errorf("%w: duplicating the supervisor's descriptors failed: %v", executor.ErrSandbox, dupErr)
 	}
 	go l.run()
 	return proc, nil

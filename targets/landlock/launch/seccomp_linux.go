@@ -177,6 +177,7 @@ func buildFilter(s landlock.SeccompSpec) ([]unix.SockFilter, error) {
 	a.route(unix.SYS_MKNODAT, "mknodat")
 	a.route(unix.SYS_IOCTL, "ioctl")
 	a.route(unix.SYS_PERSONALITY, "personality")
+	a.route(unix.SYS_PRLIMIT64, "prlimit")
 	switch {
 	case s.NotifyConnect:
 		a.route(unix.SYS_CONNECT, "notif")
@@ -348,6 +349,14 @@ func buildFilter(s landlock.SeccompSpec) ([]unix.SockFilter, error) {
 		a.jump(bpfJEQ, unix.SO_PASSCRED, "eacces", "")
 		a.jump(bpfJEQ, soPassPidfd, "eacces", "allow")
 	}
+
+	// prlimit64 on PID 1, the sandbox's init (same uid, outside the
+	// command's Landlock domain, which does not mediate resource limits):
+	// RLIMIT_CPU of 0 would have the kernel kill it, and the run's status
+	// with it. pid_t is 32 bits: the low word is what the kernel reads.
+	a.label("prlimit")
+	a.ldArg(0)
+	a.jump(bpfJEQ, 1, "eperm", "allow")
 
 	a.label("personality")
 	a.ldArg(0)

@@ -200,6 +200,9 @@ func spawn(p *program, flags uint64, cgroupFD int) (pid int, pidfd int, err erro
 			return 0, -1, fmt.Errorf("invalid program step %d (%s)", i, p.what[i])
 		}
 	}
+	// The kernel writes the pidfd at an address taken here, before calls
+	// that may move this goroutine's stack: both objects must be on the
+	// heap (keep makes them escape; a uintptr alone does not).
 	pidfd32 := new(int32)
 	*pidfd32 = -1
 	args := &cloneArgs{
@@ -207,6 +210,7 @@ func spawn(p *program, flags uint64, cgroupFD int) (pid int, pidfd int, err erro
 		pidfd:      uint64(uintptr(unsafe.Pointer(pidfd32))),
 		exitSignal: uint64(unix.SIGCHLD),
 	}
+	p.keep = append(p.keep, pidfd32, args)
 	if cgroupFD >= 0 {
 		args.flags |= unix.CLONE_INTO_CGROUP
 		args.cgroup = uint64(cgroupFD)
@@ -332,6 +336,9 @@ func spawnInit(p *program, flags uint64, cgroupFD int) (pid int, pidfd int, stat
 	if err := unix.Pipe2(pipe[:], unix.O_CLOEXEC); err != nil {
 		return 0, -1, nil, fmt.Errorf("pipe: %w", err)
 	}
+	// The kernel writes the pidfd at an address taken here, before calls
+	// that may move this goroutine's stack: both objects must be on the
+	// heap (keep makes them escape; a uintptr alone does not).
 	pidfd32 := new(int32)
 	*pidfd32 = -1
 	args := &cloneArgs{
@@ -339,6 +346,7 @@ func spawnInit(p *program, flags uint64, cgroupFD int) (pid int, pidfd int, stat
 		pidfd:      uint64(uintptr(unsafe.Pointer(pidfd32))),
 		exitSignal: uint64(unix.SIGCHLD),
 	}
+	p.keep = append(p.keep, pidfd32, args)
 	if cgroupFD >= 0 {
 		args.flags |= unix.CLONE_INTO_CGROUP
 		args.cgroup = uint64(cgroupFD)
