@@ -304,9 +304,9 @@ func forkRun(args *cloneArgs, first *insn, n int, status *childStatus) (pid uint
 	}
 }
 
-// spawnInit runs p in a new child created with clone3(flags, cgroup)
-// without sharing memory: the child is the init (PID 1) of the namespaces
-// flags create. It runs the steps before the nrForkCommand marker itself,
+// spawnInit runs p in a new child created with clone3(flags, cgroup) that
+// shares sbx's memory on a stack of its own (initMain): the child is the
+// init (PID 1) of the namespaces flags create. It runs the steps before the nrForkCommand marker itself,
 // then starts the command's process with a vfork-style clone that runs the
 // rest and execs, and stays as init: it reaps every process of the
 // namespace and exits with the command's status when the command ends
