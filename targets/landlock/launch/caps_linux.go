@@ -17,6 +17,10 @@ const (
 	secbitKeepCapsLocked    = 1 << 5
 	secbitNoAmbientRaise    = 1 << 6
 	secbitNoAmbientRaiseLck = 1 << 7
+
+	// secureBits is what every confined thread gets: all of the above.
+	secureBits = secbitNoroot | secbitNorootLocked | secbitNoSetuidFixup | secbitNoSetuidFixupLock |
+		secbitKeepCapsLocked | secbitNoAmbientRaise | secbitNoAmbientRaiseLck
 )
 
 // dropCapabilities empties every capability set of the calling thread:
@@ -29,9 +33,7 @@ const (
 // worker; the command's process drops its capabilities with the same
 // steps in its program, compileCapDrop) is affected.
 func dropCapabilities() error {
-	bits := secbitNoroot | secbitNorootLocked | secbitNoSetuidFixup | secbitNoSetuidFixupLock |
-		secbitKeepCapsLocked | secbitNoAmbientRaise | secbitNoAmbientRaiseLck
-	if err := unix.Prctl(unix.PR_SET_SECUREBITS, uintptr(bits), 0, 0, 0); err != nil {
+	if err := unix.Prctl(unix.PR_SET_SECUREBITS, secureBits, 0, 0, 0); err != nil {
 		return fmt.Errorf("prctl(PR_SET_SECUREBITS): %w", err)
 	}
 	for c := 0; c < 64; c++ {

@@ -195,9 +195,7 @@ func sendFDs(p *program, sock int, ss []int8) {
 
 // compileCapDrop empties every capability set (see dropCapabilities).
 func compileCapDrop(p *program, lastCap int) {
-	bits := secbitNoroot | secbitNorootLocked | secbitNoSetuidFixup | secbitNoSetuidFixupLock |
-		secbitKeepCapsLocked | secbitNoAmbientRaise | secbitNoAmbientRaiseLck
-	p.call("prctl(PR_SET_SECUREBITS)", unix.SYS_PRCTL, unix.PR_SET_SECUREBITS, uintptr(bits))
+	p.call("prctl(PR_SET_SECUREBITS)", unix.SYS_PRCTL, unix.PR_SET_SECUREBITS, secureBits)
 	for c := 0; c <= lastCap; c++ {
 		p.call("prctl(PR_CAPBSET_DROP, "+strconv.Itoa(c)+")", unix.SYS_PRCTL, unix.PR_CAPBSET_DROP, uintptr(c))
 	}

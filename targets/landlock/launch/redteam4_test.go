@@ -20,7 +20,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -283,32 +282,9 @@ int main(int argc, char **argv) {
 }
 `
 
-var (
-	rt4Once sync.Once
-	rt4Err  error
-)
-
 func rt4Helper(t *testing.T) string {
 	t.Helper()
-	rt4Once.Do(func() {
-		gcc, err := exec.LookPath("gcc")
-		if err != nil {
-			rt4Err = err
-			return
-		}
-		src := filepath.Join(bin, "rt4.c")
-		if rt4Err = os.WriteFile(src, []byte(rt4Source), 0o644); rt4Err != nil {
-			return
-		}
-		out, err := exec.Command(gcc, "-O1", "-static", "-o", filepath.Join(bin, "rt4"), src).CombinedOutput()
-		if err != nil {
-			rt4Err = fmt.Errorf("gcc: %v\n%s", err, out)
-		}
-	})
-	if rt4Err != nil {
-		t.Skipf("cannot build the red-team helper: %v", rt4Err)
-	}
-	return filepath.Join(bin, "rt4")
+	return cHelper(t, "rt4", rt4Source)
 }
 
 // ---------------------------------------------------------------------------

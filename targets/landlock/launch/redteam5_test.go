@@ -14,14 +14,11 @@ package launch_test
 // "Classes that hold" assert behaviour that held.
 
 import (
-	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -420,32 +417,9 @@ int main(int argc, char **argv) {
 }
 `
 
-var (
-	rt5Once sync.Once
-	rt5Err  error
-)
-
 func rt5Helper(t *testing.T) string {
 	t.Helper()
-	rt5Once.Do(func() {
-		gcc, err := exec.LookPath("gcc")
-		if err != nil {
-			rt5Err = err
-			return
-		}
-		src := filepath.Join(bin, "rt5.c")
-		if rt5Err = os.WriteFile(src, []byte(rt5Source), 0o644); rt5Err != nil {
-			return
-		}
-		out, err := exec.Command(gcc, "-O1", "-static", "-pthread", "-o", filepath.Join(bin, "rt5"), src).CombinedOutput()
-		if err != nil {
-			rt5Err = fmt.Errorf("gcc: %v\n%s", err, out)
-		}
-	})
-	if rt5Err != nil {
-		t.Skipf("cannot build the red-team helper: %v", rt5Err)
-	}
-	return filepath.Join(bin, "rt5")
+	return cHelper(t, "rt5", rt5Source, "-pthread")
 }
 
 // rt5Sockets listens on bin/listed.sock (listed in t-sock and t-sockports)

@@ -253,11 +253,10 @@ func deref(p *string) string {
 // through a command line) are refused without running anything, and an
 // argument list past ARG_MAX is reported as E2BIG (126), as without the
 // sandbox.
-func TestRedTeam6LibraryArgv(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root (in-process containment)")
-	}
-	dir := t.TempDir()
+// workspaceSandbox binds the built-in workspace profile with dir as cwd
+// and home, for in-process executor.Run calls.
+func workspaceSandbox(t *testing.T, dir string) *launch.Sandbox {
+	t.Helper()
 	plan, err := builtin.Plan("workspace")
 	if err != nil {
 		t.Fatal(err)
@@ -275,6 +274,15 @@ func TestRedTeam6LibraryArgv(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return sb
+}
+
+func TestRedTeam6LibraryArgv(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root (in-process containment)")
+	}
+	dir := t.TempDir()
+	sb := workspaceSandbox(t, dir)
 	huge := make([]string, 0, 40)
 	huge = append(huge, "/bin/true")
 	for i := 0; i < 30; i++ {

@@ -6,8 +6,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,10 +14,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/sbx-dev/sbx/builtin"
 	"github.com/sbx-dev/sbx/executor"
-	"github.com/sbx-dev/sbx/targets/landlock"
-	"github.com/sbx-dev/sbx/targets/landlock/launch"
 )
 
 // Red team 7: the sandbox's init is a clone3(CLONE_VM) task sharing sbx's
@@ -259,32 +254,9 @@ int main(int argc, char **argv) {
 }
 `
 
-var (
-	rt7Once sync.Once
-	rt7Err  error
-)
-
 func rt7Helper(t *testing.T) string {
 	t.Helper()
-	rt7Once.Do(func() {
-		gcc, err := exec.LookPath("gcc")
-		if err != nil {
-			rt7Err = err
-			return
-		}
-		src := filepath.Join(bin, "rt7.c")
-		if rt7Err = os.WriteFile(src, []byte(rt7Source), 0o644); rt7Err != nil {
-			return
-		}
-		out, err := exec.Command(gcc, "-O1", "-static", "-o", filepath.Join(bin, "rt7"), src).CombinedOutput()
-		if err != nil {
-			rt7Err = fmt.Errorf("gcc: %v\n%s", err, out)
-		}
-	})
-	if rt7Err != nil {
-		t.Skipf("cannot build the red-team helper: %v", rt7Err)
-	}
-	return filepath.Join(bin, "rt7")
+	return cHelper(t, "rt7", rt7Source)
 }
 
 func rt7Args(f *fixture, profile string, abiCap int, argv ...string) []string {
@@ -419,23 +391,7 @@ func TestRedTeam7LibraryManyRuns(t *testing.T) {
 	}
 	rt7 := rt7Helper(t)
 	dir := t.TempDir()
-	plan, err := builtin.Plan("workspace")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := landlock.DefaultBindings(dir, func(k string) string {
-		if k == "HOME" {
-			return dir
-		}
-		return os.Getenv(k)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sb, err := launch.New(plan, b, launch.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sb := workspaceSandbox(t, dir)
 	t.Setenv("SBX_RT7_SECRET", "s3cr3t-rt7")
 	oom0, _ := os.ReadFile("/proc/self/oom_score_adj")
 	var rl0 unix.Rlimit

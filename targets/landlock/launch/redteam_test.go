@@ -26,29 +26,50 @@ import (
 	"time"
 )
 
-var (
-	rtOnce sync.Once
-	rtErr  error
-)
+// cBuild is one C attack helper, built once per test binary.
+type cBuild struct {
+	once sync.Once
+	err  error
+}
 
-// rtHelper builds testdata/redteam/rt.c (static) into bin once.
-func rtHelper(t *testing.T) string {
+var cBuilds sync.Map // name -> *cBuild
+
+// cHelper compiles source (C, linked statically, with extra gcc flags) into
+// bin/name once and returns its path; without gcc the test is skipped.
+func cHelper(t *testing.T, name, source string, flags ...string) string {
 	t.Helper()
-	rtOnce.Do(func() {
+	v, _ := cBuilds.LoadOrStore(name, &cBuild{})
+	b := v.(*cBuild)
+	b.once.Do(func() {
 		gcc, err := exec.LookPath("gcc")
 		if err != nil {
-			rtErr = err
+			b.err = err
 			return
 		}
-		out, err := exec.Command(gcc, "-O1", "-static", "-o", filepath.Join(bin, "rt"), "testdata/redteam/rt.c").CombinedOutput()
+		src := filepath.Join(bin, name+".c")
+		if b.err = os.WriteFile(src, []byte(source), 0o644); b.err != nil {
+			return
+		}
+		args := append([]string{"-O1", "-static"}, flags...)
+		out, err := exec.Command(gcc, append(args, "-o", filepath.Join(bin, name), src)...).CombinedOutput()
 		if err != nil {
-			rtErr = fmt.Errorf("gcc: %v\n%s", err, out)
+			b.err = fmt.Errorf("gcc: %v\n%s", err, out)
 		}
 	})
-	if rtErr != nil {
-		t.Skipf("cannot build the red-team helper: %v", rtErr)
+	if b.err != nil {
+		t.Skipf("cannot build the red-team helper %s: %v", name, b.err)
 	}
-	return filepath.Join(bin, "rt")
+	return filepath.Join(bin, name)
+}
+
+// rtHelper builds testdata/redteam/rt.c into bin once.
+func rtHelper(t *testing.T) string {
+	t.Helper()
+	src, err := os.ReadFile("testdata/redteam/rt.c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cHelper(t, "rt", string(src))
 }
 
 // rtOpts describe one sbx run.

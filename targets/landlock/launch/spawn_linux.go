@@ -154,6 +154,31 @@ func (in *insn) tolerate(errno syscall.Errno, n int) *insn {
 	return in
 }
 
+// run makes the step's system call with the descriptors of slots
+// substituted and patched in, and stores its result in slots. It runs in
+// the children of spawn and spawnInit: nosplit, no allocation.
+//
+//go:nosplit
+//go:norace
+//go:nocheckptr
+func (in *insn) run(slots *[maxSlots]uintptr) syscall.Errno {
+	a := in.args
+	if in.inSlot[0] >= 0 {
+		a[in.inArg[0]] = slots[in.inSlot[0]]
+	}
+	if in.inSlot[1] >= 0 {
+		a[in.inArg[1]] = slots[in.inSlot[1]]
+	}
+	if in.patchAddr != nil {
+		*(*int32)(in.patchAddr) = int32(slots[in.patchSlot])
+	}
+	r, _, e := syscall.RawSyscall6(in.nr, a[0], a[1], a[2], a[3], a[4], a[5])
+	if e == 0 && in.out >= 0 {
+		slots[in.out] = r
+	}
+	return e
+}
+
 // cloneArgs is struct clone_args (include/uapi/linux/sched.h).
 type cloneArgs struct {
 	flags      uint64
@@ -256,8 +281,6 @@ func forkRun(args *cloneArgs, first *insn, n int, status *childStatus) (pid uint
 		slots [maxSlots]uintptr
 		i     int
 		in    *insn
-		a     [6]uintptr
-		r     uintptr
 		e     syscall.Errno
 		size  = unsafe.Sizeof(insn{})
 	)
@@ -270,18 +293,7 @@ func forkRun(args *cloneArgs, first *insn, n int, status *childStatus) (pid uint
 	runtimeAfterForkInChild()
 	for i = 0; i < n; i++ {
 		in = (*insn)(unsafe.Add(unsafe.Pointer(first), uintptr(i)*size))
-		a = in.args
-		if in.inSlot[0] >= 0 {
-			a[in.inArg[0]] = slots[in.inSlot[0]]
-		}
-		if in.inSlot[1] >= 0 {
-			a[in.inArg[1]] = slots[in.inSlot[1]]
-		}
-		if in.patchAddr != nil {
-			*(*int32)(in.patchAddr) = int32(slots[in.patchSlot])
-		}
-		r, _, e = syscall.RawSyscall6(in.nr, a[0], a[1], a[2], a[3], a[4], a[5])
-		if e != 0 {
+		if e = in.run(&slots); e != 0 {
 			if uintptr(e) == in.okErrno {
 				i += int(in.skip)
 				continue
@@ -291,9 +303,6 @@ func forkRun(args *cloneArgs, first *insn, n int, status *childStatus) (pid uint
 			for {
 				syscall.RawSyscall(unix.SYS_EXIT_GROUP, 125, 0, 0)
 			}
-		}
-		if in.out >= 0 {
-			slots[in.out] = r
 		}
 	}
 	// The program ends with execve, which only returns on failure.
@@ -474,7 +483,6 @@ func initMain(a *initArgs) {
 	var (
 		i       int
 		in      *insn
-		x       [6]uintptr
 		r       uintptr
 		e       syscall.Errno
 		cmd     uintptr // the command's pid, in the namespace
@@ -517,18 +525,7 @@ func initMain(a *initArgs) {
 			command = true
 			continue
 		}
-		x = in.args
-		if in.inSlot[0] >= 0 {
-			x[in.inArg[0]] = a.slots[in.inSlot[0]]
-		}
-		if in.inSlot[1] >= 0 {
-			x[in.inArg[1]] = a.slots[in.inSlot[1]]
-		}
-		if in.patchAddr != nil {
-			*(*int32)(in.patchAddr) = int32(a.slots[in.patchSlot])
-		}
-		r, _, e = syscall.RawSyscall6(in.nr, x[0], x[1], x[2], x[3], x[4], x[5])
-		if e != 0 {
+		if e = in.run(&a.slots); e != 0 {
 			if uintptr(e) == in.okErrno {
 				i += int(in.skip)
 				continue
@@ -542,9 +539,6 @@ func initMain(a *initArgs) {
 				}
 			}
 			break
-		}
-		if in.out >= 0 {
-			a.slots[in.out] = r
 		}
 	}
 	if command {
