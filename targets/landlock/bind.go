@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/sbx-dev/sbx/ir"
 )
@@ -23,11 +24,17 @@ import (
 // paths the kernel resolves.
 func DefaultBindings(cwd string, getenv func(string) string) (ir.Bindings, error) {
 	b := ir.Bindings{}
+	seen := map[string]string{} // cwd, $TMPDIR and /tmp are often one
 	canon := func(p string) string {
-		if r, err := filepath.EvalSymlinks(p); err == nil {
+		if r, ok := seen[p]; ok {
 			return r
 		}
-		return filepath.Clean(p)
+		r, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			r = filepath.Clean(p)
+		}
+		seen[p] = r
+		return r
 	}
 	if cwd == "" {
 		wd, err := os.Getwd()
@@ -187,13 +194,22 @@ func (osView) Subdirs(dir string) []string {
 	return out
 }
 
-// cachedView remembers the answers of a View for one binding.
+// cachedView remembers the answers of a View for one binding. The
+// launcher asks it again when it compiles the bound spec, possibly from
+// several goroutines.
 type cachedView struct {
 	v           View
+	mu          sync.Mutex
 	lstat, stat map[string]Kind
 }
 
+func newCachedView(v View) *cachedView {
+	return &cachedView{v: v, lstat: make(map[string]Kind, 64), stat: make(map[string]Kind, 32)}
+}
+
 func (c *cachedView) Lstat(p string) Kind {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	k, ok := c.lstat[p]
 	if !ok {
 		k = c.v.Lstat(p)
@@ -203,11 +219,22 @@ func (c *cachedView) Lstat(p string) Kind {
 }
 
 func (c *cachedView) Stat(p string) Kind {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	k, ok := c.stat[p]
-	if !ok {
-		k = c.v.Stat(p)
-		c.stat[p] = k
+	if ok {
+		return k
 	}
+	// What is not a symlink resolves to itself: one lstat answers both.
+	k, ok = c.lstat[p]
+	if !ok {
+		k = c.v.Lstat(p)
+		c.lstat[p] = k
+	}
+	if k == KindSymlink || k == KindUnknown {
+		k = c.v.Stat(p)
+	}
+	c.stat[p] = k
 	return k
 }
 
@@ -252,6 +279,30 @@ type Spec struct {
 	Path string   `json:"path,omitempty"`
 	Argv []string `json:"argv,omitempty"`
 	Env  []string `json:"env,omitempty"`
+
+	// view is what the binding saw of the filesystem (see Lstat).
+	view View
+}
+
+// Lstat reports what is at abs without following a final symlink, as the
+// binding saw it: the launcher compiles the spec with the answers the
+// layout was computed from, without asking the kernel again. Paths the
+// binding did not look at are asked now. (A path that changed since can
+// only narrow what the command gets, or make the kernel refuse a rule:
+// see the launcher's compileRules.)
+func (s *Spec) Lstat(abs string) Kind {
+	if s.view == nil {
+		return osView{}.Lstat(abs)
+	}
+	return s.view.Lstat(abs)
+}
+
+// Stat reports what abs resolves to, as the binding saw it (see Lstat).
+func (s *Spec) Stat(abs string) Kind {
+	if s.view == nil {
+		return osView{}.Stat(abs)
+	}
+	return s.view.Stat(abs)
 }
 
 // Report describes what a bound plan enforces: shown by `sbx run --dry-run`
@@ -327,7 +378,7 @@ func (pl *Plan) Bind(b ir.Bindings, o BindOptions) (*Spec, *Report, error) {
 	if v == nil {
 		// One binding asks about the same paths many times (each writable
 		// root, once per protected name and per grant): ask the kernel once.
-		v = &cachedView{v: osView{}, lstat: map[string]Kind{}, stat: map[string]Kind{}}
+		v = newCachedView(osView{})
 	}
 	abi := min(o.KernelABI, MaxKnownABI)
 	if o.ABICap > 0 {
@@ -389,7 +440,7 @@ func (pl *Plan) Bind(b ir.Bindings, o BindOptions) (*Spec, *Report, error) {
 		}
 	}
 
-	spec := &Spec{ABI: abi, Handled: handledAt(abi, pl.Network.Mode), Cwd: firstOr(b[ir.AnchorCwd], "/")}
+	spec := &Spec{ABI: abi, Handled: handledAt(abi, pl.Network.Mode), Cwd: firstOr(b[ir.AnchorCwd], "/"), view: v}
 	fsMask := FSRightsAt(abi)
 	for _, g := range lo.grants {
 		g.Rights &= fsMask
@@ -528,7 +579,7 @@ func expandGlobs(bd *ir.Bound, v View, budget int, t *ruleTable) ([]note, []inpu
 		}
 	}
 	for gi, g := range bd.DenyGlobs {
-		ref, ok := t.key[fmt.Sprintf("glob|%d", globIndex(bd, gi))]
+		ref, ok := t.key[ruleID{origin: "glob", at: globIndex(bd, gi)}]
 		if !ok {
 			ref = -1
 		}

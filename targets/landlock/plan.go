@@ -203,16 +203,25 @@ func unsymbolic(p string) string {
 // ruleTable maps bound rules back to the IR rules they came from.
 type ruleTable struct {
 	fid []Fidelity
-	key map[string]int
+	key map[ruleID]int
 }
 
-func ruleKey(origin ir.Origin, sym string, acc ir.Access, src ir.Range) string {
-	return fmt.Sprintf("%s|%s|%d|%s|%d", origin, sym, acc, src.Filename, src.Start.Byte)
+// ruleID identifies a rule of the profile in a ruleTable.
+type ruleID struct {
+	origin ir.Origin
+	sym    string
+	acc    ir.Access
+	file   string
+	at     int
+}
+
+func ruleKey(origin ir.Origin, sym string, acc ir.Access, src ir.Range) ruleID {
+	return ruleID{origin, sym, acc, src.Filename, src.Start.Byte}
 }
 
 func newRuleTable(fs ir.Filesystem) *ruleTable {
-	t := &ruleTable{key: map[string]int{}}
-	add := func(k string, f Fidelity) {
+	t := &ruleTable{key: map[ruleID]int{}}
+	add := func(k ruleID, f Fidelity) {
 		if _, ok := t.key[k]; ok {
 			return
 		}
@@ -235,7 +244,7 @@ func newRuleTable(fs ir.Filesystem) *ruleTable {
 		// The profile language defines how targets without native pattern
 		// matching expand a glob: a bounded scan when the command starts
 		// (max_depth). That expansion is enforced as defined.
-		add(fmt.Sprintf("glob|%d", i), Fidelity{Rule: "deny_glob " + g.Pattern, Source: g.Source, Level: LevelSupplementary,
+		add(ruleID{origin: "glob", at: i}, Fidelity{Rule: "deny_glob " + g.Pattern, Source: g.Source, Level: LevelSupplementary,
 			Mechanism: "scan at start + mount-namespace mask",
 			Detail:    fmt.Sprintf("matches are found when sbx starts by scanning the readable roots at most %d directories deep and masked, as the profile language defines for targets without pattern matching; entries created or renamed to a matching name later are not denied", g.MaxDepth),
 			MinABI:    3})

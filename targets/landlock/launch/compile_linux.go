@@ -60,7 +60,7 @@ func compile(s *landlock.Spec, c *childSetup) (*program, error) {
 		p.call("prctl(PR_SET_DUMPABLE)", unix.SYS_PRCTL, unix.PR_SET_DUMPABLE, 0)
 	}
 	if len(s.Mounts) > 0 {
-		if err := compileMounts(p, s.Mounts); err != nil {
+		if err := compileMounts(p, s); err != nil {
 			return nil, err
 		}
 	}
@@ -235,18 +235,17 @@ func compileRules(p *program, s *landlock.Spec, rfd int) {
 		if g.Rights == 0 {
 			continue
 		}
-		var st unix.Stat_t
-		var err error
+		var k landlock.Kind
 		if g.NoFollow {
-			err = unix.Lstat(g.Path, &st)
+			k = s.Lstat(g.Path)
 		} else {
-			err = unix.Stat(g.Path, &st)
+			k = s.Stat(g.Path)
 		}
-		if err != nil {
+		if k == landlock.KindMissing {
 			continue
 		}
 		rights := g.Rights
-		if st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		if k != landlock.KindDir {
 			if g.NoFollow {
 				continue // re-grants are for real directories only
 			}
@@ -263,13 +262,13 @@ func compileRules(p *program, s *landlock.Spec, rfd int) {
 		fd := p.slot()
 		p.call("opening "+g.Path+" for a Landlock rule", unix.SYS_OPENAT, atFdcwdU, p.str(g.Path), flags).into(fd).tolerate(unix.ENOENT, 2)
 		pb := &pathBeneathAttr{allowedAccess: uint64(rights)}
-		in := p.call(fmt.Sprintf("landlock_add_rule(%s, %s)", g.Path, rights), unix.SYS_LANDLOCK_ADD_RULE, uintptr(rfd), ruleTypePathBeneath, p.mem(pb, unsafe.Pointer(pb)), 0)
+		in := p.callf(func() string { return fmt.Sprintf("landlock_add_rule(%s, %s)", g.Path, rights) }, unix.SYS_LANDLOCK_ADD_RULE, uintptr(rfd), ruleTypePathBeneath, p.mem(pb, unsafe.Pointer(pb)), 0)
 		in.patchAddr, in.patchSlot = unsafe.Pointer(&pb.parentFd), fd
 		p.closeSlot(fd)
 	}
 	for _, port := range s.Ports {
 		np := &netPortAttr{allowedAccess: uint64(port.Rights), port: uint64(port.Port)}
-		p.call(fmt.Sprintf("landlock_add_rule(port %d)", port.Port), unix.SYS_LANDLOCK_ADD_RULE, uintptr(rfd), ruleTypeNetPort, p.mem(np, unsafe.Pointer(np)), 0)
+		p.call("landlock_add_rule(port "+strconv.Itoa(int(port.Port))+")", unix.SYS_LANDLOCK_ADD_RULE, uintptr(rfd), ruleTypeNetPort, p.mem(np, unsafe.Pointer(np)), 0)
 	}
 }
 
@@ -292,7 +291,8 @@ func mountAttr(p *program, set uint64) (uintptr, uintptr) {
 // compileMounts is applyMounts as a program: the mount view in the child's
 // fresh mount namespace. Nothing propagates back to the host: "/" is made
 // private first.
-func compileMounts(p *program, ops []landlock.MountOp) error {
+func compileMounts(p *program, s *landlock.Spec) error {
+	ops := s.Mounts
 	p.call("making / private", unix.SYS_MOUNT, p.str(""), p.str("/"), 0, unix.MS_REC|unix.MS_PRIVATE, 0)
 	// Detached copies of the writable paths, taken before the base view is
 	// made read-only, so they keep the host's own flags.
@@ -305,13 +305,13 @@ func compileMounts(p *program, ops []landlock.MountOp) error {
 		if _, ok := clones[op.Path]; ok {
 			continue
 		}
-		s := p.slot()
-		p.call("cloning writable "+op.Path, unix.SYS_OPEN_TREE, atFdcwdU, p.str(op.Path), unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE).into(s)
-		clones[op.Path] = s
+		c := p.slot()
+		p.call("cloning writable "+op.Path, unix.SYS_OPEN_TREE, atFdcwdU, p.str(op.Path), unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE).into(c)
+		clones[op.Path] = c
 	}
 	maskSrc := int8(noSlot)
 	for _, op := range ops {
-		what := fmt.Sprintf("%s %s (%s)", op.Kind, op.Path, op.Why)
+		what := string(op.Kind) + " " + op.Path + " (" + op.Why + ")"
 		switch op.Kind {
 		case landlock.MountBaseReadOnly:
 			a, n := mountAttr(p, unix.MOUNT_ATTR_RDONLY|unix.MOUNT_ATTR_NOSUID)
@@ -350,7 +350,7 @@ func compileMounts(p *program, ops []landlock.MountOp) error {
 				p.closeSlot(c)
 				continue
 			}
-			if err := compileKeepMask(p, op, clones, attached); err != nil {
+			if err := compileKeepMask(p, s, op, clones, attached); err != nil {
 				return err
 			}
 		case landlock.MountProc:
@@ -363,13 +363,12 @@ func compileMounts(p *program, ops []landlock.MountOp) error {
 	// /sys (with everything below it) read-only whatever the writable
 	// roots: see kernelStateReadOnly. Not a mount point (no sysfs): EINVAL,
 	// a plain directory covered by the view.
-	var st unix.Stat_t
-	if err := unix.Lstat("/sys", &st); err == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR {
+	if s.Lstat("/sys") == landlock.KindDir {
 		a, n := mountAttr(p, unix.MOUNT_ATTR_RDONLY|unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV|unix.MOUNT_ATTR_NOEXEC)
 		p.call("making /sys read-only", unix.SYS_MOUNT_SETATTR, atFdcwdU, p.str("/sys"), unix.AT_RECURSIVE, a, n).tolerate(unix.EINVAL, 0)
 	}
-	for _, s := range clones {
-		p.closeSlot(s)
+	for _, c := range clones {
+		p.closeSlot(c)
 	}
 	if maskSrc != noSlot {
 		p.closeSlot(maskSrc)
@@ -395,8 +394,8 @@ func newTmpfsProg(p *program, what string) int8 {
 // compileKeepMask is keepMask as a program: a fresh tmpfs with
 // traverse-only (0111) directories leading to one mount point per kept
 // path, onto which the original (cloned before masking) is attached.
-func compileKeepMask(p *program, op landlock.MountOp, clones map[string]int8, attached map[string]bool) error {
-	what := fmt.Sprintf("%s %s (%s)", op.Kind, op.Path, op.Why)
+func compileKeepMask(p *program, spec *landlock.Spec, op landlock.MountOp, clones map[string]int8, attached map[string]bool) error {
+	what := string(op.Kind) + " " + op.Path + " (" + op.Why + ")"
 	type kept struct {
 		rel   string
 		slot  int8
@@ -416,8 +415,7 @@ func compileKeepMask(p *program, op landlock.MountOp, clones map[string]int8, at
 			attached[full] = true
 			continue
 		}
-		var st unix.Stat_t
-		if unix.Lstat(full, &st) != nil {
+		if spec.Lstat(full) == landlock.KindMissing {
 			continue // missing: nothing to keep
 		}
 		s := p.slot()

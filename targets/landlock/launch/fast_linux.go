@@ -134,15 +134,12 @@ func (s *Sandbox) Spawn(cmd *exec.Cmd) (*os.Process, error) {
 		}
 		return nil, fmt.Errorf("%w: %v", executor.ErrSandbox, err)
 	}
-	proc, err := os.FindProcess(pid)
-	if err != nil {
-		// Not reaped here (the init may still run on its stack): the
-		// stack is leaked with the pipe's read end closed.
-		unix.Kill(pid, unix.SIGKILL)
-		unix.Close(pidfd)
-		status.File.Close()
-		return nil, fmt.Errorf("%w: %v", executor.ErrSandbox, err)
-	}
+	// A Process that waits and signals by pid (wait4, kill), as
+	// os.Process's zero value does: the init is sbx's child and is reaped
+	// only through it, so its pid cannot be reused meanwhile.
+	// os.FindProcess would do the same with a pidfd, but its first call
+	// probes pidfd support by forking a throwaway child (≈0.3 ms here).
+	proc := &os.Process{Pid: pid}
 	s.status.Store(cmd, status)
 	if !spec.Seccomp.NeedsSupervisor() {
 		unix.Close(pidfd)

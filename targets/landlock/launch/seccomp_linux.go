@@ -6,6 +6,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -112,7 +113,7 @@ func (a *asm) dispatch(def string) {
 		}
 		mid := len(rs) / 2
 		a.nlabel++
-		right := fmt.Sprintf("dispatch.%d", a.nlabel)
+		right := "dispatch." + strconv.Itoa(a.nlabel)
 		a.jump(bpfJGE, rs[mid].nr, right, "")
 		tree(rs[:mid])
 		a.label(right)
@@ -157,7 +158,8 @@ func (a *asm) assemble() ([]unix.SockFilter, error) {
 // buildFilter assembles the command's filter for spec (see
 // landlock.SeccompSpec and landlock.SeccompSummary for the policy).
 func buildFilter(s landlock.SeccompSpec) ([]unix.SockFilter, error) {
-	a := &asm{labels: map[string]int{}}
+	// Sized for the filter (about 300 instructions, 100 labels).
+	a := &asm{labels: make(map[string]int, 128), ins: make([]unix.SockFilter, 0, 512), fix: make([]fixup, 0, 256), routes: make([]route, 0, 128)}
 	a.ld(offArch)
 	a.jump(bpfJEQ, auditArch, "", "enosys")
 	a.ld(offNr)

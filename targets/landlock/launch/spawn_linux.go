@@ -76,9 +76,13 @@ type insn struct {
 type program struct {
 	insns []insn
 	what  []string // one description per step, for errors
-	keep  []any    // memory referenced by uintptr arguments
-	slots int      // slots ever allocated
-	free  []int8   // slots released by a close
+	// whatf describes the steps whose what is "", formatted only when
+	// an error names them (formatting every step costs more than the
+	// system calls it describes).
+	whatf map[int]func() string
+	keep  []any  // memory referenced by uintptr arguments
+	slots int    // slots ever allocated
+	free  []int8 // slots released by a close
 	// status is written by the child: the failed step and its errno.
 	status *childStatus
 }
@@ -89,7 +93,9 @@ type childStatus struct {
 }
 
 func newProgram() *program {
-	return &program{status: &childStatus{step: -1}}
+	// Sized for a typical profile's program (about 200 steps): growing
+	// the step list copies it, a visible part of compiling it.
+	return &program{status: &childStatus{step: -1}, insns: make([]insn, 0, 256), what: make([]string, 0, 256), keep: make([]any, 0, 256)}
 }
 
 // str returns a NUL-terminated copy of s kept alive by the program.
@@ -124,6 +130,23 @@ func (p *program) slot() int8 {
 func (p *program) closeSlot(s int8) {
 	p.call("close", unix.SYS_CLOSE, 0).from(0, s)
 	p.free = append(p.free, s)
+}
+
+// describe returns step i's description.
+func (p *program) describe(i int) string {
+	if f := p.whatf[i]; f != nil {
+		return f()
+	}
+	return p.what[i]
+}
+
+// callf is call with a description formatted on demand.
+func (p *program) callf(what func() string, nr uintptr, args ...uintptr) *insn {
+	if p.whatf == nil {
+		p.whatf = map[int]func() string{}
+	}
+	p.whatf[len(p.insns)] = what
+	return p.call("", nr, args...)
 }
 
 // call appends a system call and returns it for further settings.
@@ -222,7 +245,7 @@ func spawn(p *program, flags uint64, cgroupFD int) (pid int, pidfd int, err erro
 		in := &p.insns[i]
 		if int(in.skip) > len(p.insns)-1-i || int(in.out) >= p.slots || int(in.inSlot[0]) >= p.slots ||
 			int(in.inSlot[1]) >= p.slots || int(in.patchSlot) >= p.slots {
-			return 0, -1, fmt.Errorf("invalid program step %d (%s)", i, p.what[i])
+			return 0, -1, fmt.Errorf("invalid program step %d (%s)", i, p.describe(i))
 		}
 	}
 	// The kernel writes the pidfd at an address taken here, before calls
@@ -262,7 +285,7 @@ func spawn(p *program, flags uint64, cgroupFD int) (pid int, pidfd int, err erro
 		}
 		unix.Close(int(*pidfd32))
 		step := int(p.status.step)
-		return 0, -1, &spawnError{Step: p.what[step], Errno: syscall.Errno(p.status.errno), Exec: step == len(p.insns)-1}
+		return 0, -1, &spawnError{Step: p.describe(step), Errno: syscall.Errno(p.status.errno), Exec: step == len(p.insns)-1}
 	}
 	return pid, int(*pidfd32), nil
 }
@@ -335,7 +358,7 @@ func spawnInit(p *program, flags uint64, cgroupFD int) (pid int, pidfd int, stat
 		}
 		if int(in.skip) > len(p.insns)-1-i || int(in.out) >= p.slots || int(in.inSlot[0]) >= p.slots ||
 			int(in.inSlot[1]) >= p.slots || int(in.patchSlot) >= p.slots {
-			return 0, -1, nil, fmt.Errorf("invalid program step %d (%s)", i, p.what[i])
+			return 0, -1, nil, fmt.Errorf("invalid program step %d (%s)", i, p.describe(i))
 		}
 	}
 	if fork < 0 || fork == len(p.insns)-1 {
@@ -379,13 +402,19 @@ func spawnInit(p *program, flags uint64, cgroupFD int) (pid int, pidfd int, stat
 		pipeW:  pipe[1],
 		dargs:  &cloneArgs{flags: unix.CLONE_VM | unix.CLONE_VFORK, exitSignal: uint64(unix.SIGCHLD)},
 	}
-	syscall.ForkLock.Lock()
-	// BeforeFork blocks every signal on this thread: the init inherits the
-	// mask, so no Go handler runs in it before it resets them.
-	runtimeBeforeFork()
-	r, errno := rawCloneInit(uintptr(unsafe.Pointer(args)), unsafe.Sizeof(*args), uintptr(unsafe.Pointer(ia)))
-	runtimeAfterFork()
-	syscall.ForkLock.Unlock()
+	// Go's signal handlers must never run in the init or the command's
+	// process (they share sbx's memory): CLONE_CLEAR_SIGHAND (Linux 5.5)
+	// gives the init default dispositions for every handled signal (an
+	// ignored one stays ignored, as across os/exec). Older kernels refuse
+	// the flag: the init then resets the handlers itself, one system call
+	// per signal.
+	args.flags |= unix.CLONE_CLEAR_SIGHAND
+	r, errno := cloneInit(args, ia)
+	if errno == uintptr(unix.EINVAL) {
+		args.flags &^= unix.CLONE_CLEAR_SIGHAND
+		ia.resetSignals = true
+		r, errno = cloneInit(args, ia)
+	}
 	unix.Close(pipe[1])
 	runtime.KeepAlive(args)
 	if errno != 0 {
@@ -410,9 +439,21 @@ func spawnInit(p *program, flags uint64, cgroupFD int) (pid int, pidfd int, stat
 			return 0, -1, nil, fmt.Errorf("the sandbox's init exited before the command started (%v)", ws)
 		}
 		step := int(rep.step)
-		return 0, -1, nil, &spawnError{Step: p.what[step], Errno: syscall.Errno(rep.errno), Exec: step == len(p.insns)-1}
+		return 0, -1, nil, &spawnError{Step: p.describe(step), Errno: syscall.Errno(rep.errno), Exec: step == len(p.insns)-1}
 	}
 	return pid, int(*pidfd32), f, nil
+}
+
+// cloneInit runs clone3 for spawnInit.
+func cloneInit(args *cloneArgs, ia *initArgs) (r, errno uintptr) {
+	syscall.ForkLock.Lock()
+	// BeforeFork blocks every signal on this thread: the init inherits the
+	// mask, so no Go handler can run in it, and it keeps them all blocked.
+	runtimeBeforeFork()
+	r, errno = rawCloneInit(uintptr(unsafe.Pointer(args)), unsafe.Sizeof(*args), uintptr(unsafe.Pointer(ia)))
+	runtimeAfterFork()
+	syscall.ForkLock.Unlock()
+	return r, errno
 }
 
 // initFile is the read end of an init's status pipe, with the init's stack
@@ -449,7 +490,10 @@ type initArgs struct {
 	status *childStatus
 	pipeW  int
 	dargs  *cloneArgs
-	slots  [maxSlots]uintptr
+	// resetSignals makes the init reset every handler (no
+	// CLONE_CLEAR_SIGHAND).
+	resetSignals bool
+	slots        [maxSlots]uintptr
 }
 
 // initStackSize is the init's stack: initMain and the raw system calls
@@ -498,9 +542,10 @@ func initMain(a *initArgs) {
 		pipeW   = uintptr(a.pipeW)
 		dfl     sigaction
 	)
-	// Go's handlers are installed in this task's copy of the table: reset
-	// them (signals are blocked, none can have run yet).
-	for i = 1; i <= 64; i++ {
+	// Without CLONE_CLEAR_SIGHAND, Go's handlers are installed in this
+	// task's copy of the table: reset them (signals are blocked, none can
+	// have run yet).
+	for i = 1; a.resetSignals && i <= 64; i++ {
 		if i != int(unix.SIGKILL) && i != int(unix.SIGSTOP) {
 			syscall.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(i), uintptr(unsafe.Pointer(&dfl)), 0, 8, 0, 0)
 		}
