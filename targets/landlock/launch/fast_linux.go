@@ -81,9 +81,6 @@ func (s *Sandbox) Spawn(cmd *exec.Cmd) (*os.Process, error) {
 		setup.ruleset = rfd
 	}
 	var err error
-	if setup.filter, err = buildFilter(spec.Seccomp); err != nil {
-		return nil, fmt.Errorf("%w: %v", executor.ErrSandbox, err)
-	}
 	var sock [2]int
 	if spec.Seccomp.NeedsSupervisor() {
 		if sock, err = unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0); err != nil {
@@ -93,10 +90,6 @@ func (s *Sandbox) Spawn(cmd *exec.Cmd) (*os.Process, error) {
 		defer unix.Close(sock[1])
 		setup.listenerTo = sock[1]
 	}
-	prog, err := compile(&spec, setup)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", executor.ErrSandbox, err)
-	}
 	flags := uint64(sys.Cloneflags) | unix.CLONE_NEWNS | unix.CLONE_NEWIPC
 	if spec.NewNet {
 		flags |= unix.CLONE_NEWNET
@@ -105,7 +98,16 @@ func (s *Sandbox) Spawn(cmd *exec.Cmd) (*os.Process, error) {
 	if sys.UseCgroupFD {
 		cg = sys.CgroupFD
 	}
-	pid, pidfd, status, err := spawnInit(prog, flags, cg)
+	// The filter and the program are built while the init's namespaces are
+	// created (see spawnInit); their errors end as ErrSandbox below.
+	build := func() (*program, error) {
+		var err error
+		if setup.filter, err = buildFilter(spec.Seccomp); err != nil {
+			return nil, err
+		}
+		return compile(&spec, setup)
+	}
+	pid, pidfd, status, err := spawnInit(build, flags, cg)
 	if err != nil {
 		var se *spawnError
 		if errors.As(err, &se) {

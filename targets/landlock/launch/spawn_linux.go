@@ -349,7 +349,93 @@ func forkRun(args *cloneArgs, first *insn, n int, status *childStatus) (pid uint
 // arrives there as one byte before the init exits with 128+N (an init
 // cannot die of the command's signal). spawnInit returns after the
 // command's exec, or with a *spawnError.
-func spawnInit(p *program, flags uint64, cgroupFD int) (pid int, pidfd int, status *initFile, err error) {
+//
+// The init is cloned before its program exists: build compiles it while
+// the kernel creates the namespaces and copies the mount table (both take
+// a few tenths of a millisecond, and there are two CPUs or more to run
+// them on). The init waits for the program on a pipe; it reads EOF, and
+// exits, when build fails or sbx dies first. Every descriptor the
+// program names must exist before spawnInit is called: the init has a
+// copy of sbx's descriptor table as it was at the clone.
+func spawnInit(build func() (*program, error), flags uint64, cgroupFD int) (pid int, pidfd int, status *initFile, err error) {
+	var pipe, gop [2]int
+	if err := unix.Pipe2(pipe[:], unix.O_CLOEXEC); err != nil {
+		return 0, -1, nil, fmt.Errorf("pipe: %w", err)
+	}
+	if err := unix.Pipe2(gop[:], unix.O_CLOEXEC); err != nil {
+		unix.Close(pipe[0])
+		unix.Close(pipe[1])
+		return 0, -1, nil, fmt.Errorf("pipe: %w", err)
+	}
+	stack, err := unix.Mmap(-1, 0, initStackSize, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_STACK)
+	if err != nil {
+		for _, fd := range []int{pipe[0], pipe[1], gop[0], gop[1]} {
+			unix.Close(fd)
+		}
+		return 0, -1, nil, fmt.Errorf("the init's stack: %w", err)
+	}
+	// The kernel writes the pidfd at an address taken here, before calls
+	// that may move this goroutine's stack: the slot and clone_args must
+	// be on the heap (f holds them; a uintptr alone does not make them
+	// escape).
+	f := &initFile{stack: stack, pidfd: new(int32)}
+	*f.pidfd = -1
+	f.cargs = &cloneArgs{
+		flags:      flags | unix.CLONE_PIDFD,
+		pidfd:      uint64(uintptr(unsafe.Pointer(f.pidfd))),
+		exitSignal: uint64(unix.SIGCHLD),
+	}
+	if cgroupFD >= 0 {
+		f.cargs.flags |= unix.CLONE_INTO_CGROUP
+		f.cargs.cgroup = uint64(cgroupFD)
+	}
+	// The init shares sbx's memory (no copy of sbx's pages, none to copy
+	// back on write) on a stack of its own.
+	f.cargs.flags |= unix.CLONE_VM
+	f.cargs.stack = uint64(uintptr(unsafe.Pointer(&stack[0])))
+	f.cargs.stackSize = initStackSize
+	f.args = &initArgs{
+		pipeW: pipe[1],
+		goR:   gop[0],
+		goW:   gop[1],
+		dargs: &cloneArgs{flags: unix.CLONE_VM | unix.CLONE_VFORK, exitSignal: uint64(unix.SIGCHLD)},
+	}
+	// Go's signal handlers must never run in the init or the command's
+	// process (they share sbx's memory): CLONE_CLEAR_SIGHAND (Linux 5.5)
+	// gives the init default dispositions for every handled signal (an
+	// ignored one stays ignored, as across os/exec). Older kernels refuse
+	// the flag: the init then resets the handlers itself, one system call
+	// per signal.
+	f.cargs.flags |= unix.CLONE_CLEAR_SIGHAND
+	r, errno := cloneInit(f.cargs, f.args)
+	if errno == uintptr(unix.EINVAL) {
+		f.cargs.flags &^= unix.CLONE_CLEAR_SIGHAND
+		f.args.resetSignals = true
+		r, errno = cloneInit(f.cargs, f.args)
+	}
+	unix.Close(pipe[1])
+	unix.Close(gop[0])
+	if errno != 0 {
+		unix.Close(pipe[0])
+		unix.Close(gop[1])
+		unix.Munmap(stack)
+		return 0, -1, nil, syscall.Errno(errno)
+	}
+	pid = int(r)
+	f.File = os.NewFile(uintptr(pipe[0]), "sbx-init-status")
+	// abort ends an init that has not received its program: EOF on its
+	// pipe makes it exit; it is reaped here, which frees its stack.
+	abort := func(err error) (int, int, *initFile, error) {
+		unix.Close(gop[1])
+		reapInit(pid)
+		unix.Close(int(*f.pidfd))
+		f.release()
+		return 0, -1, nil, err
+	}
+	p, err := build()
+	if err != nil {
+		return abort(err)
+	}
 	fork := -1
 	for i := range p.insns {
 		in := &p.insns[i]
@@ -358,90 +444,43 @@ func spawnInit(p *program, flags uint64, cgroupFD int) (pid int, pidfd int, stat
 		}
 		if int(in.skip) > len(p.insns)-1-i || int(in.out) >= p.slots || int(in.inSlot[0]) >= p.slots ||
 			int(in.inSlot[1]) >= p.slots || int(in.patchSlot) >= p.slots {
-			return 0, -1, nil, fmt.Errorf("invalid program step %d (%s)", i, p.describe(i))
+			return abort(fmt.Errorf("invalid program step %d (%s)", i, p.describe(i)))
 		}
 	}
 	if fork < 0 || fork == len(p.insns)-1 {
-		return 0, -1, nil, fmt.Errorf("the program does not start the command")
+		return abort(fmt.Errorf("the program does not start the command"))
 	}
-	var pipe [2]int
-	if err := unix.Pipe2(pipe[:], unix.O_CLOEXEC); err != nil {
-		return 0, -1, nil, fmt.Errorf("pipe: %w", err)
+	// Publish the program, then let the init run it (the pipe orders the
+	// writes above before its reads).
+	f.prog = p
+	f.args.first, f.args.n, f.args.fork, f.args.status = &p.insns[0], len(p.insns), fork, p.status
+	if _, err := unix.Write(gop[1], []byte{'g'}); err != nil {
+		return abort(fmt.Errorf("starting the sandbox's init: %w", err))
 	}
-	// The kernel writes the pidfd at an address taken here, before calls
-	// that may move this goroutine's stack: both objects must be on the
-	// heap (keep makes them escape; a uintptr alone does not).
-	pidfd32 := new(int32)
-	*pidfd32 = -1
-	args := &cloneArgs{
-		flags:      flags | unix.CLONE_PIDFD,
-		pidfd:      uint64(uintptr(unsafe.Pointer(pidfd32))),
-		exitSignal: uint64(unix.SIGCHLD),
-	}
-	p.keep = append(p.keep, pidfd32, args)
-	if cgroupFD >= 0 {
-		args.flags |= unix.CLONE_INTO_CGROUP
-		args.cgroup = uint64(cgroupFD)
-	}
-	stack, err := unix.Mmap(-1, 0, initStackSize, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_STACK)
-	if err != nil {
-		unix.Close(pipe[0])
-		unix.Close(pipe[1])
-		return 0, -1, nil, fmt.Errorf("the init's stack: %w", err)
-	}
-	// The init shares sbx's memory (no copy of sbx's pages, none to copy
-	// back on write) on a stack of its own.
-	args.flags |= unix.CLONE_VM
-	args.stack = uint64(uintptr(unsafe.Pointer(&stack[0])))
-	args.stackSize = initStackSize
-	ia := &initArgs{
-		first:  &p.insns[0],
-		n:      len(p.insns),
-		fork:   fork,
-		status: p.status,
-		pipeW:  pipe[1],
-		dargs:  &cloneArgs{flags: unix.CLONE_VM | unix.CLONE_VFORK, exitSignal: uint64(unix.SIGCHLD)},
-	}
-	// Go's signal handlers must never run in the init or the command's
-	// process (they share sbx's memory): CLONE_CLEAR_SIGHAND (Linux 5.5)
-	// gives the init default dispositions for every handled signal (an
-	// ignored one stays ignored, as across os/exec). Older kernels refuse
-	// the flag: the init then resets the handlers itself, one system call
-	// per signal.
-	args.flags |= unix.CLONE_CLEAR_SIGHAND
-	r, errno := cloneInit(args, ia)
-	if errno == uintptr(unix.EINVAL) {
-		args.flags &^= unix.CLONE_CLEAR_SIGHAND
-		ia.resetSignals = true
-		r, errno = cloneInit(args, ia)
-	}
-	unix.Close(pipe[1])
-	runtime.KeepAlive(args)
-	if errno != 0 {
-		unix.Close(pipe[0])
-		unix.Munmap(stack)
-		return 0, -1, nil, syscall.Errno(errno)
-	}
-	pid = int(r)
-	f := &initFile{File: os.NewFile(uintptr(pipe[0]), "sbx-init-status"), stack: stack, args: ia, prog: p}
+	unix.Close(gop[1])
 	var rep childStatus
 	n, rerr := io.ReadFull(f, unsafe.Slice((*byte)(unsafe.Pointer(&rep)), unsafe.Sizeof(rep)))
 	if rerr != nil || n != int(unsafe.Sizeof(rep)) || rep.step >= 0 {
-		var ws syscall.WaitStatus
-		for {
-			if _, err := syscall.Wait4(pid, &ws, 0, nil); err != syscall.EINTR {
-				break
-			}
-		}
-		unix.Close(int(*pidfd32))
+		ws := reapInit(pid)
+		unix.Close(int(*f.pidfd))
 		f.release() // reaped: its stack is free
-		if rerr != nil || rep.step < 0 || int(rep.step) >= len(p.what) {
+		if rerr != nil || rep.step < 0 || int(rep.step) >= len(p.insns) {
 			return 0, -1, nil, fmt.Errorf("the sandbox's init exited before the command started (%v)", ws)
 		}
 		step := int(rep.step)
 		return 0, -1, nil, &spawnError{Step: p.describe(step), Errno: syscall.Errno(rep.errno), Exec: step == len(p.insns)-1}
 	}
-	return pid, int(*pidfd32), f, nil
+	return pid, int(*f.pidfd), f, nil
+}
+
+// reapInit waits for the init, which has exited or is exiting.
+func reapInit(pid int) syscall.WaitStatus {
+	var ws syscall.WaitStatus
+	for {
+		if _, err := syscall.Wait4(pid, &ws, 0, nil); err != syscall.EINTR {
+			return ws
+		}
+	}
 }
 
 // cloneInit runs clone3 for spawnInit.
@@ -463,6 +502,8 @@ type initFile struct {
 	stack []byte
 	args  *initArgs
 	prog  *program
+	cargs *cloneArgs
+	pidfd *int32
 }
 
 // release closes the pipe and unmaps the init's stack. Only once the init
@@ -474,7 +515,7 @@ func (f *initFile) release() {
 		unix.Munmap(f.stack)
 		f.stack = nil
 	}
-	f.args, f.prog = nil, nil
+	f.args, f.prog, f.cargs, f.pidfd = nil, nil, nil, nil
 }
 
 // rawCloneInit is clone3 with a stack of its own for the child, which calls
@@ -489,7 +530,10 @@ type initArgs struct {
 	fork   int // index of the nrForkCommand step
 	status *childStatus
 	pipeW  int
-	dargs  *cloneArgs
+	// goR is where the init waits for its program (goW, sbx's end,
+	// closed in the init first).
+	goR, goW int
+	dargs    *cloneArgs
 	// resetSignals makes the init reset every handler (no
 	// CLONE_CLEAR_SIGHAND).
 	resetSignals bool
@@ -550,6 +594,20 @@ func initMain(a *initArgs) {
 			syscall.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(i), uintptr(unsafe.Pointer(&dfl)), 0, 8, 0, 0)
 		}
 	}
+	// Wait for the program. EOF: sbx failed to build it, or died.
+	syscall.RawSyscall(unix.SYS_CLOSE, uintptr(a.goW), 0, 0)
+	for {
+		r, _, e = syscall.RawSyscall(unix.SYS_READ, uintptr(a.goR), uintptr(unsafe.Pointer(&sig[0])), 1)
+		if e != syscall.EINTR {
+			break
+		}
+	}
+	if e != 0 || r != 1 {
+		for {
+			syscall.RawSyscall(unix.SYS_EXIT_GROUP, 125, 0, 0)
+		}
+	}
+	syscall.RawSyscall(unix.SYS_CLOSE, uintptr(a.goR), 0, 0)
 	for i = 0; i < a.n; i++ {
 		in = (*insn)(unsafe.Add(unsafe.Pointer(a.first), uintptr(i)*unsafe.Sizeof(insn{})))
 		if in.nr == nrForkCommand {
