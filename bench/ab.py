@@ -25,9 +25,9 @@ def parse(cmd):
     return env, argv
 
 
-def main():
-    rounds = int(sys.argv[1])
-    cmds = sys.argv[2:]
+def measure(rounds, cmds):
+    """Runs each command once per round, interleaved, and returns each
+    command's median wall time in seconds."""
     parsed = [parse(c) for c in cmds]
     times = [[] for _ in cmds]
     for _ in range(rounds):
@@ -35,9 +35,15 @@ def main():
             t = time.perf_counter()
             subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             times[i].append(time.perf_counter() - t)
-    base = statistics.median(times[0])
-    for c, t in zip(cmds, times):
-        m = statistics.median(t)
+    return [statistics.median(t) for t in times]
+
+
+def main():
+    rounds = int(sys.argv[1])
+    cmds = sys.argv[2:]
+    medians = measure(rounds, cmds)
+    base = medians[0]
+    for c, m in zip(cmds, medians):
         print(f"{c:60s} median {m * 1000:7.3f} ms  x{m / base:5.2f}")
 
 

@@ -5,50 +5,34 @@
 # medians and ratios.
 #
 #   bash bench/landlock.sh [RUNS]
+#
+# The commands are interleaved (bench/ab.py: each round runs every command
+# once), so the machine's drift is spread over all of them instead of
+# landing on whichever batch ran during it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-runs=${1:-300}
+runs=${1:-500}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 CGO_ENABLED=0 go build -o "$tmp/sbx" ./cmd/sbx
-if [ -d bench/golauncher ]; then
-  go build -o "$tmp/golauncher" ./bench/golauncher
-else
-  # The floor: a Go program that starts /bin/true with os/exec and waits.
-  mkdir -p "$tmp/gl"
-  cat > "$tmp/gl/main.go" <<'GO'
-package main
+go build -o "$tmp/golauncher" ./bench/golauncher
+command -v bwrap >/dev/null || { echo "bench/landlock.sh: bwrap (Debian package bubblewrap) is needed" >&2; exit 1; }
 
-import (
-	"os"
-	"os/exec"
-)
-
-func main() {
-	cmd := exec.Command(os.Args[1], os.Args[2:]...)
-	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-	if err := cmd.Run(); err != nil {
-		os.Exit(1)
-	}
-}
-GO
-  (cd "$tmp/gl" && go mod init gl >/dev/null 2>&1 && go build -o "$tmp/golauncher" .)
-fi
-
-hyperfine -N --warmup 30 --runs "$runs" --export-json "$tmp/r.json" \
-  -n bare '/bin/true' \
-  -n golauncher "$tmp/golauncher /bin/true" \
-  -n 'sbx-workspace' "$tmp/sbx run --profile workspace -- /bin/true" \
-  -n 'sbx-danger-full-access' "$tmp/sbx run --profile danger-full-access -- /bin/true" \
-  -n 'bwrap' 'bwrap --ro-bind / / /bin/true' >/dev/null
-
-python3 - "$tmp/r.json" <<'PY'
-import json, statistics, sys
-r = {x["command"]: statistics.median(x["times"]) * 1000 for x in json.load(open(sys.argv[1]))["results"]}
+python3 - "$runs" "$tmp" <<'PY'
+import sys
+sys.path.insert(0, "bench")
+from ab import measure
+runs, tmp = int(sys.argv[1]), sys.argv[2]
+names = ["bare", "golauncher", "bwrap", "sbx-danger-full-access", "sbx-workspace"]
+cmds = ["/bin/true", f"{tmp}/golauncher /bin/true", "bwrap --ro-bind / / /bin/true",
+        f"{tmp}/sbx run --profile danger-full-access -- /bin/true", f"{tmp}/sbx run --profile workspace -- /bin/true"]
+measure(max(runs // 20, 5), cmds)  # warm-up
+r = dict(zip(names, (m * 1000 for m in measure(runs, cmds))))
 gl, bw, sbx = r["golauncher"], r["bwrap"], r["sbx-workspace"]
+print(f"{runs} interleaved rounds, median wall time of one run")
 for k, v in r.items():
-    print(f"{k:24s} median {v:6.2f} ms   x{v/gl:4.2f} golauncher   x{v/bw:4.2f} bwrap")
+    print(f"  {k:24s} {v:6.2f} ms   x{v/gl:4.2f} golauncher   x{v/bw:4.2f} bwrap")
 print(f"\nsbx run --profile workspace: {sbx/gl:.2f}x the Go launcher floor (target <= 1.30), {sbx/bw:.2f}x bwrap (target <= 1.00)")
 print(f"sandbox cost over sbx's own unsandboxed path: {sbx - r['sbx-danger-full-access']:.2f} ms")
 PY

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/sbx-dev/sbx/executor"
+	"github.com/sbx-dev/sbx/targets/landlock/launch"
 )
 
 const runUsage = `Usage: sbx run [flags] [--] CMD [ARG...]
@@ -77,6 +78,9 @@ type runOptions struct {
 	// abiCap caps the Landlock ABI (hidden, for tests of the refusal and
 	// degraded paths).
 	abiCap int
+	// early is the sandbox's init, started before the profile is bound
+	// (prestart).
+	early *launch.Early
 }
 
 func parseRunFlags(args []string) (*runOptions, error) {
@@ -228,6 +232,9 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err)
 	}
+	// The sandbox's init starts now, so that the kernel creates its
+	// namespaces while the profile is bound (launch.Prestart).
+	defer prestart(p, o)()
 	// The sandbox is chosen here, from the profile, by the platform launcher.
 	sandbox, err := newSandbox(p, o)
 	if err != nil {

@@ -3,6 +3,9 @@ package main
 import (
 	"fmt"
 	"os"
+	"runtime"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/sbx-dev/sbx/executor"
 	"github.com/sbx-dev/sbx/targets/landlock"
@@ -20,7 +23,7 @@ func platformSandbox(p *profile, o *runOptions) (executor.Sandbox, error) {
 		return nil, err
 	}
 	sb, err := launch.New(p.plan, b, launch.Options{ABICap: o.abiCap, AllowDegraded: o.allowDegraded,
-		NoSupervisor: os.Getenv("SBX_LANDLOCK_NO_SUPERVISOR") == "1"})
+		NoSupervisor: os.Getenv("SBX_LANDLOCK_NO_SUPERVISOR") == "1", Early: o.early})
 	if err != nil {
 		return nil, fmt.Errorf("profile %s: %w", p.name, err)
 	}
@@ -40,4 +43,37 @@ func namespacesUsable() (bool, string) {
 		return true, ""
 	}
 	return false, f.UserNSDetail
+}
+
+// prestart starts the sandbox's init ahead (launch.Prestart) for a run
+// that will use PID-namespace containment, and returns what ends it if no
+// run took it. The calling goroutine stays locked to its thread until
+// then: the init's parent-death signal follows the thread that cloned it.
+func prestart(p *profile, o *runOptions) (release func()) {
+	if p.allowsNoSandbox || o.dryRun || (o.containment != "auto" && o.containment != string(executor.ContainmentPIDNamespace)) {
+		return func() {}
+	}
+	runtime.LockOSThread()
+	e, err := launch.Prestart(!hasCapSysAdmin())
+	if err != nil {
+		// The run starts an init of its own, and reports what fails then.
+		runtime.UnlockOSThread()
+		return func() {}
+	}
+	o.early = e
+	return func() {
+		e.Close()
+		runtime.UnlockOSThread()
+	}
+}
+
+// hasCapSysAdmin reports whether sbx may create namespaces without a user
+// namespace (the executor's PID-namespace containment asks the same).
+func hasCapSysAdmin() bool {
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
+		return false
+	}
+	return data[0].Effective&(1<<unix.CAP_SYS_ADMIN) != 0
 }

@@ -21,3 +21,6 @@ func probeFeatures() any {
 func kernelABI() int { return 0 }
 
 func namespacesUsable() (bool, string) { return false, "not Linux" }
+
+// prestart does nothing: no early init on this system.
+func prestart(*profile, *runOptions) func() { return func() {} }

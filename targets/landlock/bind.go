@@ -269,6 +269,11 @@ type Spec struct {
 	// creation the supervisor refuses (matched by the parent directory's
 	// device and inode, taken in the final mount view, and the name).
 	Guarded []string `json:"guarded,omitempty"`
+	// Absent are the protected or denied paths that were missing when the
+	// plan was bound (Guarded, and the narrower paths of the layout's
+	// non-creatable directories): the launcher refuses to start a command
+	// once one exists.
+	Absent []string `json:"absent,omitempty"`
 	// ConnectTCP is the supervisor's copy of the connect ports.
 	ConnectTCP []ir.PortRange `json:"connect_tcp,omitempty"`
 	BindTCP    []ir.PortRange `json:"bind_tcp,omitempty"`
@@ -466,6 +471,10 @@ func (pl *Plan) Bind(b ir.Bindings, o BindOptions) (*Spec, *Report, error) {
 	spec.NewNet = pl.Network.Namespace && !(o.Supervise && abi >= 6)
 	spec.Seccomp = seccompFor(prof.Network, abi, o.Supervise)
 	spec.Guarded = lo.guarded
+	spec.Absent = append(spec.Absent, lo.guarded...)
+	for _, nc := range lo.noCreate {
+		spec.Absent = append(spec.Absent, nc.Missing...)
+	}
 	spec.Seccomp.NotifyCreate = len(lo.guarded) > 0
 	// inotify_add_watch is not checked by Landlock (no path_notify hook):
 	// where part of the tree is unreadable without a mask (no read rule on

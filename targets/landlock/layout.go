@@ -409,6 +409,18 @@ func computeLayout(ins []input, v View, supervise bool) *layout {
 	sort.Strings(dirs)
 	reduced := map[string]AccessFS{}
 	regrant := map[string]bool{}
+	// A re-grant gives a whole subtree every creation right (Landlock
+	// rights add up): never to a directory that is, or holds, another
+	// non-creatable directory. The walk for that one re-grants what is
+	// off its own path.
+	holdsNoCreate := func(c string) bool {
+		for d2 := range noCreate {
+			if ir.PathWithin(d2, c) {
+				return true
+			}
+		}
+		return false
+	}
 	for _, d := range dirs {
 		nc := noCreate[d]
 		sort.Strings(nc.Missing)
@@ -441,7 +453,7 @@ func computeLayout(ins []input, v View, supervise bool) *layout {
 			}
 			for _, sd := range v.Subdirs(cur) {
 				c := ir.JoinAbs(cur, sd)
-				if c == next || byPath[c] != nil || model(c) != ir.Write {
+				if c == next || byPath[c] != nil || model(c) != ir.Write || holdsNoCreate(c) {
 					continue
 				}
 				regrant[c] = true
@@ -470,6 +482,57 @@ func computeLayout(ins []input, v View, supervise bool) *layout {
 		lo.grants = append(lo.grants, Grant{Path: c, Rights: WriteRights, NoFollow: true, Why: "write, re-granted next to a non-creatable directory"})
 	}
 	sort.Slice(lo.grants, func(i, j int) bool { return lo.grants[i].Path < lo.grants[j].Path })
+
+	// Pins. Every protection is a mount or a rule on a path name. A
+	// writable directory above a protected path that is not itself a mount
+	// point could be renamed by the command (the mounts below move with
+	// it), leaving the protected content unprotected at the new name for
+	// the next run, which binds the old name. Such directories become
+	// mount points (a read-write bind onto themselves): renaming or
+	// removing a mount point fails with EBUSY.
+	mounted := map[string]bool{"/": true}
+	for _, m := range lo.mounts {
+		mounted[m.Path] = true
+	}
+	var protected []string
+	for _, e := range entries {
+		if e.op == MountReadOnly || e.op == MountMask {
+			protected = append(protected, e.path)
+		}
+	}
+	protected = append(protected, lo.guarded...)
+	for _, d := range dirs {
+		protected = append(protected, d)
+		protected = append(protected, noCreate[d].Missing...)
+	}
+	pinned := map[string]bool{}
+	for _, pr := range protected {
+		for a := path.Dir(pr); a != "/"; a = path.Dir(a) {
+			if model(path.Dir(a)) != ir.Write {
+				break // a's parent is read-only: a cannot be renamed
+			}
+			if mounted[a] || pinned[a] {
+				continue // itself fixed; its parent may still move it
+			}
+			if k := v.Lstat(a); k != KindDir && k != KindUnknown {
+				break
+			}
+			pinned[a] = true
+		}
+	}
+	for a := range pinned {
+		lo.mounts = append(lo.mounts, MountOp{Kind: MountReadWrite, Path: a, Why: "pinned: a directory above a protected path, which the command must not rename"})
+	}
+	if len(pinned) > 0 {
+		// Parents before children, the base first (it is "/").
+		sort.SliceStable(lo.mounts, func(i, j int) bool {
+			di, dj := ir.Depth(lo.mounts[i].Path), ir.Depth(lo.mounts[j].Path)
+			if di != dj {
+				return di < dj
+			}
+			return lo.mounts[i].Path < lo.mounts[j].Path
+		})
+	}
 	return lo
 }
 

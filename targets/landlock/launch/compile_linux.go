@@ -16,31 +16,31 @@ import (
 
 // childSetup is what the child program needs besides the spec.
 type childSetup struct {
-	userns     bool // write the child's own uid and gid maps
-	uid, gid   int
-	setsid     bool
-	pdeathsig  unix.Signal
-	stdio      [3]int // descriptors (>= 3) to place on 0, 1, 2
-	ruleset    int    // Landlock ruleset to fill and enforce, -1 for none
+	userns    bool // write the child's own uid and gid maps
+	uid, gid  int
+	setsid    bool
+	pdeathsig unix.Signal
+	landlock  bool // a ruleset will be enforced (spec.ABI > 0)
+	// The descriptors the command's part receives from sbx (see
+	// compileCommand): the standard streams, the ruleset, the socket the
+	// seccomp listener goes to. -1: none.
+	stdio      [3]int
+	ruleset    int
+	listenerTo int
 	filter     []unix.SockFilter
-	listenerTo int // socket to send the seccomp listener on, -1 for none
 	lastCap    int
 }
 
-// compile turns the spec into the program of spawnInit: in the init,
-// user-namespace maps, session, mounts; in the command's process, working
-// directory, Landlock rules, capability drops,
-// no_new_privs, the Landlock domain, the seccomp filter, the standard
-// streams and execve. The order matters: mounts need
-// capabilities; rules are opened on the final view; capabilities go before
-// no_new_privs and restrict_self; the filter comes last since it denies
-// mount and friends.
-func compile(s *landlock.Spec, c *childSetup) (*program, error) {
+// compileInit turns the spec into the init's part of the program:
+// user-namespace maps, session, parent-death signal, the network
+// namespace, mounts. It needs nothing but the bound spec, so it can run
+// while sbx still prepares the command.
+func compileInit(s *landlock.Spec, c *childSetup) (*program, error) {
 	p := newProgram()
 	if c.userns {
 		writeFile(p, "/proc/self/setgroups", "deny")
-		writeFile(p, "/proc/self/uid_map", fmt.Sprintf("%d %d 1\n", c.uid, c.uid))
-		writeFile(p, "/proc/self/gid_map", fmt.Sprintf("%d %d 1\n", c.gid, c.gid))
+		writeFile(p, "/proc/self/uid_map", strconv.Itoa(c.uid)+" "+strconv.Itoa(c.uid)+" 1\n")
+		writeFile(p, "/proc/self/gid_map", strconv.Itoa(c.gid)+" "+strconv.Itoa(c.gid)+" 1\n")
 	}
 	if c.setsid {
 		p.call("setsid", unix.SYS_SETSID)
@@ -56,13 +56,62 @@ func compile(s *landlock.Spec, c *childSetup) (*program, error) {
 	// memory is made not dumpable instead, which needs CAP_SYS_PTRACE the
 	// command never has; the flag belongs to the memory, so sbx is then
 	// not dumpable either.
-	if c.ruleset < 0 {
+	if !c.landlock {
 		p.call("prctl(PR_SET_DUMPABLE)", unix.SYS_PRCTL, unix.PR_SET_DUMPABLE, 0)
+	}
+	if s.NewNet {
+		// Here rather than a clone flag: the init may be cloned before the
+		// spec is bound (Prestart). It has every capability in its user
+		// namespace.
+		p.call("unshare(CLONE_NEWNET)", unix.SYS_UNSHARE, unix.CLONE_NEWNET)
+	}
+	// Protected names that were missing when the profile was bound must
+	// still be missing: the layout counts on it (a directory created
+	// since, say by git init, would be writable). A Sandbox can be reused
+	// long after it was bound. Each check is an open that must fail with
+	// ENOENT; when it succeeds, the next step fails on purpose and names
+	// the path.
+	for _, a := range s.Absent {
+		fd := p.slot()
+		p.call("checking that "+a+" is still missing", unix.SYS_OPENAT, atFdcwdU, p.str(a), unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC).into(fd).tolerate(unix.ENOENT, 1)
+		p.call(a+" was created after the profile was bound (bind it again: a new sandbox)", unix.SYS_CLOSE, ^uintptr(0))
+		p.free = append(p.free, fd) // never open past this point
 	}
 	if len(s.Mounts) > 0 {
 		if err := compileMounts(p, s); err != nil {
 			return nil, err
 		}
+	}
+	return p, nil
+}
+
+// compileCommand turns the spec into the command's part of the program,
+// which follows init (the init's part): the init receives the descriptors
+// of c from sbx into slots, then starts the command's process, which
+// enters the working directory, adds the Landlock rules, drops
+// capabilities, sets no_new_privs, enforces the Landlock domain and the
+// seccomp filter, places the standard streams and execs. The order
+// matters: rules are opened on the final view; capabilities go before
+// no_new_privs and restrict_self; the filter comes last since it denies
+// mount and friends.
+func compileCommand(s *landlock.Spec, c *childSetup, init *program) (*program, error) {
+	p := newProgram()
+	p.slots, p.free = init.slots, nil // slots of the init's part stay theirs
+	recv := func(fd int) int8 {
+		if fd < 0 {
+			return noSlot
+		}
+		sl := p.slot()
+		p.recv = append(p.recv, recvFD{fd: fd, slot: sl})
+		return sl
+	}
+	var stdio [3]int8
+	for i, fd := range c.stdio {
+		stdio[i] = recv(fd)
+	}
+	ruleset, listenerTo := recv(c.ruleset), recv(c.listenerTo)
+	if len(p.recv) > maxRecvFDs {
+		return nil, fmt.Errorf("too many descriptors for the sandbox's init")
 	}
 	// Everything below runs in the command's process (see spawnInit).
 	p.call("starting the command's process", nrForkCommand)
@@ -71,7 +120,7 @@ func compile(s *landlock.Spec, c *childSetup) (*program, error) {
 	// the init's pidfd would need ptrace access to the init, which is not
 	// dumpable.
 	var nsSlots []int8
-	if c.listenerTo >= 0 {
+	if listenerTo != noSlot {
 		names := []string{"mnt", "ipc"}
 		if c.userns {
 			names = append(names, "user")
@@ -85,14 +134,14 @@ func compile(s *landlock.Spec, c *childSetup) (*program, error) {
 	if s.Cwd != "" {
 		p.call("entering the working directory "+s.Cwd, unix.SYS_CHDIR, p.str(s.Cwd))
 	}
-	if c.ruleset >= 0 {
-		compileRules(p, s, c.ruleset)
+	if ruleset != noSlot {
+		compileRules(p, s, ruleset)
 	}
 	compileCapDrop(p, c.lastCap)
 	p.call("prctl(PR_SET_NO_NEW_PRIVS)", unix.SYS_PRCTL, unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
-	if c.ruleset >= 0 {
-		p.call("landlock_restrict_self", unix.SYS_LANDLOCK_RESTRICT_SELF, uintptr(c.ruleset), 0)
-		p.call("close(ruleset)", unix.SYS_CLOSE, uintptr(c.ruleset))
+	if ruleset != noSlot {
+		p.call("landlock_restrict_self", unix.SYS_LANDLOCK_RESTRICT_SELF, 0, 0).from(0, ruleset)
+		p.closeSlot(ruleset)
 	}
 	// No core files in the writable roots (a core_pattern that pipes to a
 	// program is the host's affair, as for any crashing process).
@@ -102,7 +151,7 @@ func compile(s *landlock.Spec, c *childSetup) (*program, error) {
 		prog := &unix.SockFprog{Len: uint16(len(c.filter)), Filter: &c.filter[0]}
 		p.keep = append(p.keep, c.filter)
 		var flags uintptr
-		if c.listenerTo >= 0 {
+		if listenerTo != noSlot {
 			// WAIT_KILLABLE_RECV (5.19): once the supervisor has received a
 			// notification, only a fatal signal interrupts the waiting
 			// system call (a signal would otherwise restart a mkdir the
@@ -110,18 +159,20 @@ func compile(s *landlock.Spec, c *childSetup) (*program, error) {
 			flags = unix.SECCOMP_FILTER_FLAG_NEW_LISTENER | unix.SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
 		}
 		in := p.call("seccomp(SET_MODE_FILTER)", unix.SYS_SECCOMP, seccompSetModeFilter, flags, p.mem(prog, unsafe.Pointer(prog)))
-		if c.listenerTo >= 0 {
+		if listenerTo != noSlot {
 			l := p.slot()
 			in.into(l)
-			sendFDs(p, c.listenerTo, append([]int8{l}, nsSlots...))
+			sendFDs(p, listenerTo, append([]int8{l}, nsSlots...))
 			p.closeSlot(l)
 			for _, ns := range nsSlots {
 				p.closeSlot(ns)
 			}
 		}
 	}
-	for i, fd := range c.stdio {
-		p.call("dup3(stdio)", unix.SYS_DUP3, uintptr(fd), uintptr(i), 0)
+	for i, sl := range stdio {
+		if sl != noSlot {
+			p.call("dup3(stdio)", unix.SYS_DUP3, 0, uintptr(i), 0).from(0, sl)
+		}
 	}
 	// The init blocks every signal (see initMain); the command starts with
 	// none blocked.
@@ -174,7 +225,7 @@ func cStrings(p *program, ss []string) (uintptr, error) {
 // sendFDs sends the descriptors in slots ss over the socket sock in one
 // SCM_RIGHTS message. The first is written into the message by the
 // sendmsg step itself; the others by getpid steps that only carry a patch.
-func sendFDs(p *program, sock int, ss []int8) {
+func sendFDs(p *program, sock int8, ss []int8) {
 	data := []byte{'L'}
 	iov := &unix.Iovec{Base: &data[0]}
 	iov.SetLen(1)
@@ -189,7 +240,7 @@ func sendFDs(p *program, sock int, ss []int8) {
 		in := p.call("placing a descriptor in the message", unix.SYS_GETPID)
 		in.patchAddr, in.patchSlot = unsafe.Pointer(&oob[unix.CmsgLen(4*i)]), ss[i]
 	}
-	in := p.call("sendmsg(listener)", unix.SYS_SENDMSG, uintptr(sock), uintptr(unsafe.Pointer(msg)), 0)
+	in := p.call("sendmsg(listener)", unix.SYS_SENDMSG, 0, uintptr(unsafe.Pointer(msg)), 0).from(0, sock)
 	in.patchAddr, in.patchSlot = unsafe.Pointer(&oob[unix.CmsgLen(0)]), ss[0]
 }
 
@@ -230,7 +281,7 @@ func lastCapability() int {
 // view, which is the same file: a grant whose path is missing is skipped
 // (it can only narrow access), and one whose path vanished or changed type
 // since makes the kernel refuse the rule (the run fails closed).
-func compileRules(p *program, s *landlock.Spec, rfd int) {
+func compileRules(p *program, s *landlock.Spec, rfd int8) {
 	for _, g := range s.Grants {
 		if g.Rights == 0 {
 			continue
@@ -262,13 +313,13 @@ func compileRules(p *program, s *landlock.Spec, rfd int) {
 		fd := p.slot()
 		p.call("opening "+g.Path+" for a Landlock rule", unix.SYS_OPENAT, atFdcwdU, p.str(g.Path), flags).into(fd).tolerate(unix.ENOENT, 2)
 		pb := &pathBeneathAttr{allowedAccess: uint64(rights)}
-		in := p.callf(func() string { return fmt.Sprintf("landlock_add_rule(%s, %s)", g.Path, rights) }, unix.SYS_LANDLOCK_ADD_RULE, uintptr(rfd), ruleTypePathBeneath, p.mem(pb, unsafe.Pointer(pb)), 0)
+		in := p.callf(func() string { return fmt.Sprintf("landlock_add_rule(%s, %s)", g.Path, rights) }, unix.SYS_LANDLOCK_ADD_RULE, 0, ruleTypePathBeneath, p.mem(pb, unsafe.Pointer(pb)), 0).from(0, rfd)
 		in.patchAddr, in.patchSlot = unsafe.Pointer(&pb.parentFd), fd
 		p.closeSlot(fd)
 	}
 	for _, port := range s.Ports {
 		np := &netPortAttr{allowedAccess: uint64(port.Rights), port: uint64(port.Port)}
-		p.call("landlock_add_rule(port "+strconv.Itoa(int(port.Port))+")", unix.SYS_LANDLOCK_ADD_RULE, uintptr(rfd), ruleTypeNetPort, p.mem(np, unsafe.Pointer(np)), 0)
+		p.call("landlock_add_rule(port "+strconv.Itoa(int(port.Port))+")", unix.SYS_LANDLOCK_ADD_RULE, 0, ruleTypeNetPort, p.mem(np, unsafe.Pointer(np)), 0).from(0, rfd)
 	}
 }
 
@@ -305,8 +356,10 @@ func compileMounts(p *program, s *landlock.Spec) error {
 		if _, ok := clones[op.Path]; ok {
 			continue
 		}
+		at := resolveNoSymlinks(p, op.Path)
 		c := p.slot()
-		p.call("cloning writable "+op.Path, unix.SYS_OPEN_TREE, atFdcwdU, p.str(op.Path), unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE).into(c)
+		p.call("cloning writable "+op.Path, unix.SYS_OPEN_TREE, 0, p.str(""), unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE|unix.AT_EMPTY_PATH).from(0, at).into(c)
+		p.closeSlot(at)
 		clones[op.Path] = c
 	}
 	maskSrc := int8(noSlot)
@@ -321,7 +374,12 @@ func compileMounts(p *program, s *landlock.Spec) error {
 				continue
 			}
 			attached[op.Path] = true
-			p.call(what, unix.SYS_MOVE_MOUNT, 0, p.str(""), atFdcwdU, p.str(op.Path), unix.MOVE_MOUNT_F_EMPTY_PATH).from(0, clones[op.Path])
+			// The target is resolved now, in the view built so far (a
+			// writable folder reopened below a read-only carve-out goes on
+			// the carve-out's bind).
+			at := resolveNoSymlinks(p, op.Path)
+			p.call(what, unix.SYS_MOVE_MOUNT, 0, p.str(""), 0, p.str(""), unix.MOVE_MOUNT_F_EMPTY_PATH|unix.MOVE_MOUNT_T_EMPTY_PATH).from(0, clones[op.Path]).from(2, at)
+			p.closeSlot(at)
 		case landlock.MountReadOnly:
 			p.call(what, unix.SYS_MOUNT, p.str(op.Path), p.str(op.Path), p.str(""), unix.MS_BIND|unix.MS_REC, 0)
 			a, n := mountAttr(p, unix.MOUNT_ATTR_RDONLY|unix.MOUNT_ATTR_NOSUID)
@@ -376,6 +434,26 @@ func compileMounts(p *program, s *landlock.Spec) error {
 	return nil
 }
 
+// resolveNoSymlinks opens path (a directory) as O_PATH without following
+// any symlink (openat2 RESOLVE_NO_SYMLINKS) and returns its slot. A
+// writable root is resolved so: bound paths are canonical, so a symlink
+// on the way means the path changed since the profile was bound (another
+// process swapped a directory for a link elsewhere), and following it
+// would make the link's target writable. The run then fails closed.
+func resolveNoSymlinks(p *program, path string) int8 {
+	return openNoSymlinks(p, path, unix.O_DIRECTORY)
+}
+
+// openNoSymlinks is resolveNoSymlinks for any file type (flags: extra
+// open flags).
+func openNoSymlinks(p *program, path string, flags uint64) int8 {
+	how := &unix.OpenHow{Flags: unix.O_PATH | unix.O_CLOEXEC | flags, Resolve: unix.RESOLVE_NO_SYMLINKS}
+	at := p.slot()
+	p.call("resolving "+path+" without symlinks (a symlink on the way: the path changed since the profile was bound, or is not canonical)",
+		unix.SYS_OPENAT2, atFdcwdU, p.str(path), p.mem(how, unsafe.Pointer(how)), unsafe.Sizeof(*how)).into(at)
+	return at
+}
+
 // newTmpfsProg creates a detached tmpfs (mode 0700, 64 KiB, 256 inodes,
 // nosuid, nodev, noexec) and returns its slot.
 func newTmpfsProg(p *program, what string) int8 {
@@ -418,8 +496,13 @@ func compileKeepMask(p *program, spec *landlock.Spec, op landlock.MountOp, clone
 		if spec.Lstat(full) == landlock.KindMissing {
 			continue // missing: nothing to keep
 		}
+		// Resolved without symlinks: a kept path that is (or leads
+		// through) a symlink would carry the link's target, perhaps a
+		// denied one, through the mask.
+		at := openNoSymlinks(p, full, 0)
 		s := p.slot()
-		p.call("cloning "+full+" to keep it below the mask", unix.SYS_OPEN_TREE, atFdcwdU, p.str(full), unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE).into(s)
+		p.call("cloning "+full+" to keep it below the mask", unix.SYS_OPEN_TREE, 0, p.str(""), unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE|unix.AT_EMPTY_PATH).from(0, at).into(s)
+		p.closeSlot(at)
 		ks = append(ks, kept{k.Rel, s, true})
 	}
 	// Built writable by its owner (no CAP_DAC_OVERRIDE is needed, also in

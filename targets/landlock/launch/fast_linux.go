@@ -32,6 +32,9 @@ import (
 // and names the step; an execve failure is an *fs.PathError with Op
 // "exec".
 func (s *Sandbox) Spawn(cmd *exec.Cmd) (*os.Process, error) {
+	if raceEnabled {
+		return nil, fmt.Errorf("%w: the Landlock sandbox cannot start commands from a race-enabled build (go build -race)", executor.ErrSandbox)
+	}
 	sys := cmd.SysProcAttr
 	if sys == nil || sys.Cloneflags&unix.CLONE_NEWPID == 0 {
 		return nil, fmt.Errorf("%w: the Landlock sandbox needs PID-namespace containment (a fresh /proc hides other processes, a mount namespace holds the read-only view%s), which needs %s", executor.ErrSandbox, s.carveOutRules(), userNSHint())
@@ -54,28 +57,59 @@ func (s *Sandbox) Spawn(cmd *exec.Cmd) (*os.Process, error) {
 		gid:        os.Getegid(),
 		setsid:     sys.Setsid,
 		pdeathsig:  unix.Signal(sys.Pdeathsig),
+		landlock:   spec.ABI > 0,
 		ruleset:    -1,
 		listenerTo: -1,
 		lastCap:    s.lastCap,
 	}
-	// The standard streams, duplicated above 2 so that placing them on
-	// 0, 1 and 2 in the child never overwrites one of them.
+	flags := uint64(sys.Cloneflags) | unix.CLONE_NEWNS | unix.CLONE_NEWIPC
+	cg := -1
+	if sys.UseCgroupFD {
+		cg = sys.CgroupFD
+	}
+	// The init first (started early by Prestart, or now): the kernel
+	// creates its namespaces and it runs its part of the program (mounts)
+	// while the command's part is prepared here.
+	h := s.takeEarly(setup, flags, cg)
+	if h == nil {
+		var err error
+		if h, err = startInit(flags, cg); err != nil {
+			return nil, cloneError(err)
+		}
+		initProg, err := compiled(func() (*program, error) { return compileInit(&spec, setup) })
+		if err == nil {
+			err = h.sendInit(initProg)
+		}
+		if err != nil {
+			h.abort()
+			return nil, fmt.Errorf("%w: %v", executor.ErrSandbox, err)
+		}
+	}
+	fail := func(err error) (*os.Process, error) {
+		h.abort()
+		return nil, fmt.Errorf("%w: %v", executor.ErrSandbox, err)
+	}
+	// An init that is not given its program must not outlive a panic a
+	// caller recovers from.
+	defer func() {
+		if r := recover(); r != nil {
+			h.abort()
+			panic(r)
+		}
+	}()
+	// The standard streams, the ruleset and the listener's socket go to
+	// the init with the command's part (compileCommand).
 	for i, f := range []any{cmd.Stdin, cmd.Stdout, cmd.Stderr} {
 		file, ok := f.(*os.File)
 		if !ok {
-			return nil, fmt.Errorf("%w: the sandbox needs *os.File standard streams", executor.ErrSandbox)
+			return fail(errors.New("the sandbox needs *os.File standard streams"))
 		}
-		fd, err := unix.FcntlInt(file.Fd(), unix.F_DUPFD_CLOEXEC, 3)
-		if err != nil {
-			return nil, fmt.Errorf("%w: duplicating stdio: %v", executor.ErrSandbox, err)
-		}
-		defer unix.Close(fd)
-		setup.stdio[i] = fd
+		setup.stdio[i] = int(file.Fd())
 	}
 	if spec.ABI > 0 {
 		rfd, err := newRuleset(&spec)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", executor.ErrSandbox, err)
+			return fail(err)
 		}
 		defer unix.Close(rfd)
 		setup.ruleset = rfd
@@ -84,30 +118,23 @@ func (s *Sandbox) Spawn(cmd *exec.Cmd) (*os.Process, error) {
 	var sock [2]int
 	if spec.Seccomp.NeedsSupervisor() {
 		if sock, err = unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0); err != nil {
-			return nil, fmt.Errorf("%w: socketpair: %v", executor.ErrSandbox, err)
+			return fail(fmt.Errorf("socketpair: %v", err))
 		}
 		defer unix.Close(sock[0])
 		defer unix.Close(sock[1])
 		setup.listenerTo = sock[1]
 	}
-	flags := uint64(sys.Cloneflags) | unix.CLONE_NEWNS | unix.CLONE_NEWIPC
-	if spec.NewNet {
-		flags |= unix.CLONE_NEWNET
+	if setup.filter, err = buildFilter(spec.Seccomp); err != nil {
+		return fail(err)
 	}
-	cg := -1
-	if sys.UseCgroupFD {
-		cg = sys.CgroupFD
+	prog, err := compiled(func() (*program, error) { return compileCommand(&spec, setup, h.init) })
+	if err != nil {
+		return fail(err)
 	}
-	// The filter and the program are built while the init's namespaces are
-	// created (see spawnInit); their errors end as ErrSandbox below.
-	build := func() (*program, error) {
-		var err error
-		if setup.filter, err = buildFilter(spec.Seccomp); err != nil {
-			return nil, err
-		}
-		return compile(&spec, setup)
-	}
-	pid, pidfd, status, err := spawnInit(build, flags, cg)
+	pid, pidfd, status, err := h.runCommand(prog)
+	runtime.KeepAlive(cmd.Stdin)
+	runtime.KeepAlive(cmd.Stdout)
+	runtime.KeepAlive(cmd.Stderr)
 	if err != nil {
 		var se *spawnError
 		if errors.As(err, &se) {
@@ -121,18 +148,6 @@ func (s *Sandbox) Spawn(cmd *exec.Cmd) (*os.Process, error) {
 				hint = " (kernel.apparmor_restrict_unprivileged_userns=1: AppArmor denies capabilities in unprivileged user namespaces unless sbx has a profile with `userns,`; or run as root)"
 			}
 			return nil, fmt.Errorf("%w: sandbox setup failed: %v%s", executor.ErrSandbox, se, hint)
-		}
-		var errno syscall.Errno
-		if errors.As(err, &errno) {
-			switch errno {
-			case unix.EPERM, unix.EACCES, unix.EINVAL, unix.ENOSPC, unix.EUSERS:
-				// The namespaces could not be created: the executor may
-				// try its next containment.
-				return nil, os.NewSyscallError("clone3", errno)
-			case unix.ENOSYS:
-				return nil, fmt.Errorf("%w: clone3: %v (Linux 5.3 or newer is needed)", executor.ErrSandbox, errno)
-			}
-			return nil, fmt.Errorf("%w: clone3: %v", executor.ErrSandbox, errno)
 		}
 		return nil, fmt.Errorf("%w: %v", executor.ErrSandbox, err)
 	}
@@ -194,6 +209,23 @@ func (s *Sandbox) Spawn(cmd *exec.Cmd) (*os.Process, error) {
 	}
 	go l.run()
 	return proc, nil
+}
+
+// cloneError maps a failure of startInit: an errno of clone3 that means
+// the namespaces could not be created is an *os.SyscallError, so that the
+// executor may try its next containment.
+func cloneError(err error) error {
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		switch errno {
+		case unix.EPERM, unix.EACCES, unix.EINVAL, unix.ENOSPC, unix.EUSERS:
+			return os.NewSyscallError("clone3", errno)
+		case unix.ENOSYS:
+			return fmt.Errorf("%w: clone3: %v (Linux 5.3 or newer is needed)", executor.ErrSandbox, errno)
+		}
+		return fmt.Errorf("%w: clone3: %v", executor.ErrSandbox, errno)
+	}
+	return fmt.Errorf("%w: %v", executor.ErrSandbox, err)
 }
 
 // recvFDs receives the descriptors sent with SCM_RIGHTS in one message

@@ -57,3 +57,12 @@ type Features struct {
 
 // Probe reports no Landlock.
 func Probe() Features { return Features{Kernel: "not Linux"} }
+
+// Early is unavailable on this system.
+type Early struct{}
+
+// Prestart always fails on this system.
+func Prestart(bool) (*Early, error) { return nil, ErrUnsupported }
+
+// Close does nothing.
+func (e *Early) Close() {}

@@ -32,8 +32,12 @@ func BenchmarkPrepare(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		setup := &childSetup{userns: false, setsid: true, pdeathsig: 9, ruleset: 5, listenerTo: 7, lastCap: sb.lastCap, filter: f}
-		if _, err := compile(&spec, setup); err != nil {
+		setup := &childSetup{userns: false, setsid: true, pdeathsig: 9, landlock: true, stdio: [3]int{0, 1, 2}, ruleset: 5, listenerTo: 7, lastCap: sb.lastCap, filter: f}
+		ip, err := compileInit(&spec, setup)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := compileCommand(&spec, setup, ip); err != nil {
 			b.Fatal(err)
 		}
 	}

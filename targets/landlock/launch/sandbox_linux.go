@@ -25,6 +25,10 @@ type Options struct {
 	// (the restrictive fallback used where the kernel lacks the supervisor's
 	// features; tests exercise it with SBX_LANDLOCK_NO_SUPERVISOR=1).
 	NoSupervisor bool
+	// Early, when set, is an init started ahead by Prestart: New gives it
+	// its part of the program, and the first matching Spawn uses it. The
+	// caller still closes it (Early.Close), which ends it if unused.
+	Early *Early
 }
 
 // Sandbox enforces a bound Landlock plan on commands it starts itself
@@ -38,6 +42,8 @@ type Sandbox struct {
 	// status maps each started *exec.Cmd to the read end of its init's
 	// status pipe (ExitSignal), so one Sandbox can serve concurrent runs.
 	status sync.Map
+	mu     sync.Mutex
+	early  *Early // see Options.Early; taken by the first Spawn
 }
 
 // New binds plan with b for this kernel. It fails (wrapping
@@ -55,7 +61,7 @@ func New(plan *landlock.Plan, b ir.Bindings, o Options) (*Sandbox, error) {
 			return nil, err
 		}
 	}
-	return &Sandbox{spec: spec, report: rep, lastCap: lastCapability()}, nil
+	return &Sandbox{spec: spec, report: rep, lastCap: lastCapability(), early: o.Early.adopt(spec)}, nil
 }
 
 // Spec returns the bound spec (for dry runs and exports).

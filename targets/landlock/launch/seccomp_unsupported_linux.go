@@ -46,3 +46,14 @@ const retUserNotif = 0x7fc00000
 
 // ExitSignal reports no signal: nothing is started here.
 func (s *Sandbox) ExitSignal(*exec.Cmd) int { return 0 }
+
+// Early is unavailable on this architecture.
+type Early struct{}
+
+// Prestart fails: see Spawn.
+func Prestart(bool) (*Early, error) { return nil, fmt.Errorf("no early init on %s", runtime.GOARCH) }
+
+// Close does nothing.
+func (e *Early) Close() {}
+
+func (e *Early) adopt(*landlock.Spec) *Early { return nil }

@@ -3,6 +3,7 @@
 package launch
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -45,7 +46,7 @@ func runtimeAfterForkInChild()
 func rawVfork(trap, a1, a2, a3 uintptr) (r1, errno uintptr)
 
 const (
-	maxSlots = 64 // descriptors a program can hold at once
+	maxSlots = 127 // descriptors a program can hold at once (int8 slots)
 	noSlot   = -1
 	// nrForkCommand marks the step at which spawnInit's init process
 	// starts the command's process (see forkInit).
@@ -80,16 +81,42 @@ type program struct {
 	// an error names them (formatting every step costs more than the
 	// system calls it describes).
 	whatf map[int]func() string
-	keep  []any  // memory referenced by uintptr arguments
+	keep  []any // memory referenced by uintptr arguments
+	// recv lists the descriptors of sbx that the init receives into slots
+	// before it runs this part (compileCommand).
+	recv  []recvFD
 	slots int    // slots ever allocated
 	free  []int8 // slots released by a close
 	// status is written by the child: the failed step and its errno.
 	status *childStatus
 }
 
+// errTooManySlots is what slot panics with (see compiled).
+var errTooManySlots = errors.New("the sandbox program needs more descriptors at once than it can hold (a profile with over a hundred writable mount points)")
+
+// compiled runs a compile function, turning errTooManySlots into an error.
+func compiled(f func() (*program, error)) (p *program, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			if r != errTooManySlots {
+				panic(r)
+			}
+			p, err = nil, errTooManySlots
+		}
+	}()
+	return f()
+}
+
+// recvFD is one of sbx's descriptors and the slot it is received into.
+type recvFD struct {
+	fd   int
+	slot int8
+}
+
 type childStatus struct {
 	step  int64 // index of the failed step, -1 when none failed
 	errno int64
+	part  int64 // the init's program: the part of the failed step (0, 1)
 }
 
 func newProgram() *program {
@@ -120,7 +147,7 @@ func (p *program) slot() int8 {
 		return s
 	}
 	if p.slots >= maxSlots {
-		panic("launch: program needs more than maxSlots descriptors")
+		panic(errTooManySlots)
 	}
 	p.slots++
 	return int8(p.slots - 1)
@@ -336,43 +363,57 @@ func forkRun(args *cloneArgs, first *insn, n int, status *childStatus) (pid uint
 	}
 }
 
-// spawnInit runs p in a new child created with clone3(flags, cgroup) that
-// shares sbx's memory on a stack of its own (initMain): the child is the
-// init (PID 1) of the namespaces flags create. It runs the steps before the nrForkCommand marker itself,
-// then starts the command's process with a vfork-style clone that runs the
-// rest and execs, and stays as init: it reaps every process of the
-// namespace and exits with the command's status when the command ends
-// (the kernel then kills what is left). The command thus has ordinary
-// signal semantics (kill -TERM $$, abort), which PID 1 would not.
+// startInit creates the sandbox's init: a child of clone3(flags, cgroup)
+// that shares sbx's memory on a stack of its own (initMain) and is the
+// init (PID 1) of the namespaces flags create. It is started before its
+// program exists, so that the kernel creates the namespaces and copies the
+// mount table (a few tenths of a millisecond) while sbx binds the profile
+// and compiles the program; the init waits on its control socket.
 //
-// status is read once the command runs: a signal the command died of
-// arrives there as one byte before the init exits with 128+N (an init
-// cannot die of the command's signal). spawnInit returns after the
-// command's exec, or with a *spawnError.
+// The program comes in two parts. sendInit gives it the init's part
+// (compileInit: maps, session, mounts), which it runs at once; runCommand
+// gives it the command's part (compileCommand) with the descriptors that
+// part names, sent over the socket: the init places them in slots, starts
+// the command's process with a vfork-style clone that runs the rest and
+// execs, and stays as init: it reaps every process of the namespace and
+// exits with the command's status when the command ends (the kernel then
+// kills what is left). The command thus has ordinary signal semantics
+// (kill -TERM $$, abort), which PID 1 would not. The init reads EOF, and
+// exits, when sbx closes the socket first (abort) or dies.
 //
-// The init is cloned before its program exists: build compiles it while
-// the kernel creates the namespaces and copies the mount table (both take
-// a few tenths of a millisecond, and there are two CPUs or more to run
-// them on). The init waits for the program on a pipe; it reads EOF, and
-// exits, when build fails or sbx dies first. Every descriptor the
-// program names must exist before spawnInit is called: the init has a
-// copy of sbx's descriptor table as it was at the clone.
-func spawnInit(build func() (*program, error), flags uint64, cgroupFD int) (pid int, pidfd int, status *initFile, err error) {
-	var pipe, gop [2]int
+// The handle's status file is read once the command runs: a signal the
+// command died of arrives there as one byte before the init exits with
+// 128+N (an init cannot die of the command's signal).
+func startInit(flags uint64, cgroupFD int) (*initHandle, error) {
+	var pipe [2]int
 	if err := unix.Pipe2(pipe[:], unix.O_CLOEXEC); err != nil {
-		return 0, -1, nil, fmt.Errorf("pipe: %w", err)
+		return nil, fmt.Errorf("pipe: %w", err)
 	}
-	if err := unix.Pipe2(gop[:], unix.O_CLOEXEC); err != nil {
+	ctl, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
 		unix.Close(pipe[0])
 		unix.Close(pipe[1])
-		return 0, -1, nil, fmt.Errorf("pipe: %w", err)
+		return nil, fmt.Errorf("socketpair: %w", err)
 	}
-	stack, err := unix.Mmap(-1, 0, initStackSize, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_STACK)
+	// The init watches sbx through a pidfd (readable once sbx has exited):
+	// until its parent-death signal is set, and while it waits for its
+	// program, it has no other way to learn that sbx died. (The end of a
+	// pipe or socket would not do: every init cloned meanwhile by another
+	// run of this process holds a copy of every descriptor.)
+	self, err := unix.PidfdOpen(os.Getpid(), 0)
 	if err != nil {
-		for _, fd := range []int{pipe[0], pipe[1], gop[0], gop[1]} {
+		for _, fd := range []int{pipe[0], pipe[1], ctl[0], ctl[1]} {
 			unix.Close(fd)
 		}
-		return 0, -1, nil, fmt.Errorf("the init's stack: %w", err)
+		return nil, fmt.Errorf("pidfd_open(sbx): %w", err)
+	}
+	unix.CloseOnExec(self)
+	stack, err := unix.Mmap(-1, 0, initStackSize, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_STACK)
+	if err != nil {
+		for _, fd := range []int{pipe[0], pipe[1], ctl[0], ctl[1], self} {
+			unix.Close(fd)
+		}
+		return nil, fmt.Errorf("the init's stack: %w", err)
 	}
 	// The kernel writes the pidfd at an address taken here, before calls
 	// that may move this goroutine's stack: the slot and clone_args must
@@ -380,8 +421,13 @@ func spawnInit(build func() (*program, error), flags uint64, cgroupFD int) (pid 
 	// escape).
 	f := &initFile{stack: stack, pidfd: new(int32)}
 	*f.pidfd = -1
+	// The mount and IPC namespaces are the init's to create (unshare, its
+	// first step): copying the mount table takes a few tenths of a
+	// millisecond, which clone3 would spend in sbx's thread and the init
+	// spends while sbx goes on.
+	unshare := flags & (unix.CLONE_NEWNS | unix.CLONE_NEWIPC)
 	f.cargs = &cloneArgs{
-		flags:      flags | unix.CLONE_PIDFD,
+		flags:      flags&^unshare | unix.CLONE_PIDFD,
 		pidfd:      uint64(uintptr(unsafe.Pointer(f.pidfd))),
 		exitSignal: uint64(unix.SIGCHLD),
 	}
@@ -394,12 +440,24 @@ func spawnInit(build func() (*program, error), flags uint64, cgroupFD int) (pid 
 	f.cargs.flags |= unix.CLONE_VM
 	f.cargs.stack = uint64(uintptr(unsafe.Pointer(&stack[0])))
 	f.cargs.stackSize = initStackSize
-	f.args = &initArgs{
-		pipeW: pipe[1],
-		goR:   gop[0],
-		goW:   gop[1],
-		dargs: &cloneArgs{flags: unix.CLONE_VM | unix.CLONE_VFORK, exitSignal: uint64(unix.SIGCHLD)},
+	a := &initArgs{
+		pipeW:   pipe[1],
+		pipeR:   pipe[0],
+		ctl:     ctl[1],
+		ctlPeer: ctl[0],
+		sbx:     self,
+		dargs:   &cloneArgs{flags: unix.CLONE_VM | unix.CLONE_VFORK, exitSignal: uint64(unix.SIGCHLD)},
+		st:      childStatus{step: -1},
+		unshare: uintptr(unshare),
 	}
+	a.iov.Base = &a.data[0]
+	a.iov.SetLen(1)
+	a.msg.Iov, a.msg.Iovlen = &a.iov, 1
+	a.msg.Control = &a.oob[0]
+	a.msg.SetControllen(len(a.oob))
+	a.pfd[0] = unix.PollFd{Fd: int32(ctl[1]), Events: unix.POLLIN}
+	a.pfd[1] = unix.PollFd{Fd: int32(self), Events: unix.POLLIN}
+	f.args = a
 	// Go's signal handlers must never run in the init or the command's
 	// process (they share sbx's memory): CLONE_CLEAR_SIGHAND (Linux 5.5)
 	// gives the init default dispositions for every handled signal (an
@@ -407,70 +465,148 @@ func spawnInit(build func() (*program, error), flags uint64, cgroupFD int) (pid 
 	// the flag: the init then resets the handlers itself, one system call
 	// per signal.
 	f.cargs.flags |= unix.CLONE_CLEAR_SIGHAND
-	r, errno := cloneInit(f.cargs, f.args)
+	r, errno := cloneInit(f.cargs, a)
 	if errno == uintptr(unix.EINVAL) {
 		f.cargs.flags &^= unix.CLONE_CLEAR_SIGHAND
-		f.args.resetSignals = true
-		r, errno = cloneInit(f.cargs, f.args)
+		a.resetSignals = true
+		r, errno = cloneInit(f.cargs, a)
 	}
 	unix.Close(pipe[1])
-	unix.Close(gop[0])
+	unix.Close(ctl[1])
+	unix.Close(self)
 	if errno != 0 {
 		unix.Close(pipe[0])
-		unix.Close(gop[1])
+		unix.Close(ctl[0])
 		unix.Munmap(stack)
-		return 0, -1, nil, syscall.Errno(errno)
+		return nil, syscall.Errno(errno)
 	}
-	pid = int(r)
 	f.File = os.NewFile(uintptr(pipe[0]), "sbx-init-status")
-	// abort ends an init that has not received its program: EOF on its
-	// pipe makes it exit; it is reaped here, which frees its stack.
-	abort := func(err error) (int, int, *initFile, error) {
-		unix.Close(gop[1])
-		reapInit(pid)
-		unix.Close(int(*f.pidfd))
-		f.release()
-		return 0, -1, nil, err
-	}
-	p, err := build()
-	if err != nil {
-		return abort(err)
-	}
-	fork := -1
+	return &initHandle{pid: int(r), ctl: ctl[0], f: f}, nil
+}
+
+// initHandle is an init started by startInit that has not yet been given
+// the command's part of its program.
+type initHandle struct {
+	pid  int
+	ctl  int // sbx's end of the control socket, -1 once closed
+	f    *initFile
+	init *program // the init's part, once sent
+	done bool
+}
+
+// validate checks that p's steps only name slots p allocated.
+func validate(p *program) error {
 	for i := range p.insns {
 		in := &p.insns[i]
-		if in.nr == nrForkCommand {
-			fork = i
-		}
 		if int(in.skip) > len(p.insns)-1-i || int(in.out) >= p.slots || int(in.inSlot[0]) >= p.slots ||
 			int(in.inSlot[1]) >= p.slots || int(in.patchSlot) >= p.slots {
-			return abort(fmt.Errorf("invalid program step %d (%s)", i, p.describe(i)))
+			return fmt.Errorf("invalid program step %d (%s)", i, p.describe(i))
 		}
 	}
-	if fork < 0 || fork == len(p.insns)-1 {
-		return abort(fmt.Errorf("the program does not start the command"))
+	return nil
+}
+
+// sendInit publishes the init's part of the program and lets the init run
+// it (the socket orders the writes before its reads).
+func (h *initHandle) sendInit(p *program) error {
+	if err := validate(p); err != nil {
+		return err
 	}
-	// Publish the program, then let the init run it (the pipe orders the
-	// writes above before its reads).
-	f.prog = p
-	f.args.first, f.args.n, f.args.fork, f.args.status = &p.insns[0], len(p.insns), fork, p.status
-	if _, err := unix.Write(gop[1], []byte{'g'}); err != nil {
-		return abort(fmt.Errorf("starting the sandbox's init: %w", err))
+	for i := range p.insns {
+		if p.insns[i].nr == nrForkCommand {
+			return fmt.Errorf("the init's part starts the command")
+		}
 	}
-	unix.Close(gop[1])
+	h.init = p
+	h.f.initProg = p
+	if len(p.insns) > 0 {
+		h.f.args.parts[0] = progPart{first: &p.insns[0], n: len(p.insns)}
+	}
+	// An init that failed to create its namespaces has exited: the send
+	// fails, and the report read by runCommand says why.
+	unix.Sendto(h.ctl, []byte{'i'}, unix.MSG_NOSIGNAL, nil)
+	return nil
+}
+
+// abort ends an init that has not started the command: EOF on its socket
+// makes it exit (the init's part may have run); it is reaped here, which
+// frees its stack.
+func (h *initHandle) abort() {
+	if h.done {
+		return
+	}
+	h.done = true
+	// Not EOF alone: another init cloned meanwhile may hold a copy of
+	// this end of the socket.
+	unix.Sendto(h.ctl, []byte{'x'}, unix.MSG_NOSIGNAL, nil)
+	unix.Close(h.ctl)
+	reapInit(h.pid)
+	unix.Close(int(*h.f.pidfd))
+	h.f.release()
+}
+
+// runCommand sends the command's part of the program, with the
+// descriptors it receives, and returns once the command has exec'd (or
+// with a *spawnError naming the failed step). The handle is spent.
+func (h *initHandle) runCommand(p *program) (pid int, pidfd int, status *initFile, err error) {
+	fail := func(err error) (int, int, *initFile, error) {
+		h.abort()
+		return 0, -1, nil, err
+	}
+	if h.done {
+		return 0, -1, nil, fmt.Errorf("the sandbox's init was already used")
+	}
+	if h.init == nil {
+		if err := h.sendInit(newProgram()); err != nil {
+			return fail(err)
+		}
+	}
+	if err := validate(p); err != nil {
+		return fail(err)
+	}
+	if len(p.insns) < 2 || p.insns[0].nr != nrForkCommand {
+		return fail(fmt.Errorf("the program does not start the command"))
+	}
+	a := h.f.args
+	fds := make([]int, len(p.recv))
+	for i, r := range p.recv {
+		fds[i] = r.fd
+		a.recvSlot[i] = r.slot
+	}
+	a.nrecv = len(p.recv)
+	// Publish the command's part, then send it with its descriptors.
+	h.f.prog = p
+	a.parts[1] = progPart{first: &p.insns[0], n: len(p.insns)}
+	var oob []byte
+	if len(fds) > 0 {
+		oob = unix.UnixRights(fds...)
+	}
+	h.done = true
+	// A failed send (the init already failed its part and exited) is
+	// reported by the init's status below.
+	unix.SendmsgN(h.ctl, []byte{'c'}, oob, nil, unix.MSG_NOSIGNAL)
+	unix.Close(h.ctl)
+	f := h.f
 	var rep childStatus
 	n, rerr := io.ReadFull(f, unsafe.Slice((*byte)(unsafe.Pointer(&rep)), unsafe.Sizeof(rep)))
 	if rerr != nil || n != int(unsafe.Sizeof(rep)) || rep.step >= 0 {
-		ws := reapInit(pid)
+		ws := reapInit(h.pid)
 		unix.Close(int(*f.pidfd))
 		f.release() // reaped: its stack is free
-		if rerr != nil || rep.step < 0 || int(rep.step) >= len(p.insns) {
+		if rerr == nil && rep.part == partUnshare {
+			return 0, -1, nil, &spawnError{Step: "creating the mount and IPC namespaces (unshare)", Errno: syscall.Errno(rep.errno)}
+		}
+		part := p
+		if rep.part == 0 {
+			part = h.init
+		}
+		if rerr != nil || rep.step < 0 || int(rep.step) >= len(part.insns) {
 			return 0, -1, nil, fmt.Errorf("the sandbox's init exited before the command started (%v)", ws)
 		}
 		step := int(rep.step)
-		return 0, -1, nil, &spawnError{Step: p.describe(step), Errno: syscall.Errno(rep.errno), Exec: step == len(p.insns)-1}
+		return 0, -1, nil, &spawnError{Step: part.describe(step), Errno: syscall.Errno(rep.errno), Exec: part == p && step == len(p.insns)-1}
 	}
-	return pid, int(*f.pidfd), f, nil
+	return h.pid, int(*f.pidfd), f, nil
 }
 
 // reapInit waits for the init, which has exited or is exiting.
@@ -499,11 +635,12 @@ func cloneInit(args *cloneArgs, ia *initArgs) (r, errno uintptr) {
 // and the memory it reads, which must outlive it.
 type initFile struct {
 	*os.File
-	stack []byte
-	args  *initArgs
-	prog  *program
-	cargs *cloneArgs
-	pidfd *int32
+	stack    []byte
+	args     *initArgs
+	initProg *program
+	prog     *program
+	cargs    *cloneArgs
+	pidfd    *int32
 }
 
 // release closes the pipe and unmaps the init's stack. Only once the init
@@ -515,7 +652,7 @@ func (f *initFile) release() {
 		unix.Munmap(f.stack)
 		f.stack = nil
 	}
-	f.args, f.prog, f.cargs, f.pidfd = nil, nil, nil, nil
+	f.args, f.initProg, f.prog, f.cargs = nil, nil, nil, nil
 }
 
 // rawCloneInit is clone3 with a stack of its own for the child, which calls
@@ -525,19 +662,71 @@ func rawCloneInit(args, size, arg uintptr) (r1, errno uintptr)
 // initArgs is what the init reads and writes in sbx's memory, which it
 // shares (CLONE_VM). It is kept alive until the init has been reaped.
 type initArgs struct {
-	first  *insn
-	n      int
-	fork   int // index of the nrForkCommand step
-	status *childStatus
-	pipeW  int
-	// goR is where the init waits for its program (goW, sbx's end,
-	// closed in the init first).
-	goR, goW int
-	dargs    *cloneArgs
+	parts [2]progPart // the init's part, the command's part
+	// st is the failed step, reported on the status pipe (pipeW).
+	st    childStatus
+	pipeW int
+	pipeR int // sbx's end: the init closes its copy
+	// sbx is a pidfd of sbx, watched while the init waits (see startInit).
+	sbx int
+	pfd [2]unix.PollFd
+	// ctl is where the init receives its parts (ctlPeer, sbx's end, is
+	// closed in the init first): one byte for the init's part, one byte
+	// and nrecv descriptors for the command's, placed in recvSlot.
+	ctl, ctlPeer int
+	msg          unix.Msghdr
+	iov          unix.Iovec
+	data         [1]byte
+	oob          [cmsgSpaceRecv]byte
+	nrecv        int
+	recvSlot     [maxRecvFDs]int8
+	dargs        *cloneArgs
+	// unshare is what the init creates first (unshare(2)).
+	unshare uintptr
 	// resetSignals makes the init reset every handler (no
 	// CLONE_CLEAR_SIGHAND).
 	resetSignals bool
 	slots        [maxSlots]uintptr
+}
+
+// progPart is one part of the init's program, in sbx's memory.
+type progPart struct {
+	first *insn
+	n     int
+}
+
+const (
+	// partUnshare in a report: the init failed to create its namespaces.
+	partUnshare = 2
+	// maxRecvFDs bounds the descriptors the command's part receives.
+	maxRecvFDs = 8
+	// cmsgSpaceRecv is CMSG_SPACE(maxRecvFDs * 4).
+	cmsgSpaceRecv = 16 + 4*maxRecvFDs
+)
+
+// initWait blocks the init until its control socket is readable; it ends
+// the init when sbx has exited first. Like initMain, it runs on the
+// init's stack and makes raw system calls only.
+//
+//go:nosplit
+//go:norace
+//go:nocheckptr
+func initWait(a *initArgs) {
+	for {
+		a.pfd[0].Revents, a.pfd[1].Revents = 0, 0
+		_, _, e := syscall.RawSyscall6(unix.SYS_PPOLL, uintptr(unsafe.Pointer(&a.pfd[0])), 2, 0, 0, 0, 0)
+		if e == syscall.EINTR {
+			continue
+		}
+		if e != 0 || a.pfd[1].Revents != 0 {
+			for {
+				syscall.RawSyscall(unix.SYS_EXIT_GROUP, 125, 0, 0)
+			}
+		}
+		if a.pfd[0].Revents != 0 {
+			return
+		}
+	}
 }
 
 // initStackSize is the init's stack: initMain and the raw system calls
@@ -576,6 +765,8 @@ func initMain(a *initArgs) {
 		cmd     uintptr // the command's pid, in the namespace
 		derr    uintptr
 		command bool // this task is the command's process
+		failed  bool // a step failed
+		part    int
 		ws      uint32
 		sig     [1]byte
 		mask    uint64    // SIGCHLD, SIGTERM, SIGINT, SIGHUP
@@ -594,60 +785,111 @@ func initMain(a *initArgs) {
 			syscall.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(i), uintptr(unsafe.Pointer(&dfl)), 0, 8, 0, 0)
 		}
 	}
-	// Wait for the program. EOF: sbx failed to build it, or died.
-	syscall.RawSyscall(unix.SYS_CLOSE, uintptr(a.goW), 0, 0)
-	for {
-		r, _, e = syscall.RawSyscall(unix.SYS_READ, uintptr(a.goR), uintptr(unsafe.Pointer(&sig[0])), 1)
-		if e != syscall.EINTR {
-			break
+	// The parts of the program come on the control socket: 'i', then 'c'
+	// with the command's descriptors. Anything else ('x': the run was
+	// abandoned), or sbx's exit, ends the init.
+	syscall.RawSyscall(unix.SYS_CLOSE, uintptr(a.ctlPeer), 0, 0)
+	syscall.RawSyscall(unix.SYS_CLOSE, uintptr(a.pipeR), 0, 0)
+	// The init relies on these: a caller of sbx's that ignores them
+	// (CLONE_CLEAR_SIGHAND keeps SIG_IGN) would have the kernel discard
+	// them (SIGCHLD ignored: children reaped unseen, the wait never ends).
+	syscall.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(unix.SIGCHLD), uintptr(unsafe.Pointer(&dfl)), 0, 8, 0, 0)
+	syscall.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(unix.SIGTERM), uintptr(unsafe.Pointer(&dfl)), 0, 8, 0, 0)
+	syscall.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(unix.SIGINT), uintptr(unsafe.Pointer(&dfl)), 0, 8, 0, 0)
+	syscall.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(unix.SIGHUP), uintptr(unsafe.Pointer(&dfl)), 0, 8, 0, 0)
+	if a.unshare != 0 {
+		if _, _, e = syscall.RawSyscall(unix.SYS_UNSHARE, a.unshare, 0, 0); e != 0 {
+			a.st.errno, a.st.step, a.st.part = int64(e), 0, partUnshare
+			failed = true
 		}
 	}
-	if e != 0 || r != 1 {
-		for {
-			syscall.RawSyscall(unix.SYS_EXIT_GROUP, 125, 0, 0)
+	if !failed {
+		initWait(a)
+		r, _, e = syscall.RawSyscall(unix.SYS_READ, uintptr(a.ctl), uintptr(unsafe.Pointer(&sig[0])), 1)
+		if e != 0 || r != 1 || sig[0] != 'i' {
+			for {
+				syscall.RawSyscall(unix.SYS_EXIT_GROUP, 125, 0, 0)
+			}
 		}
 	}
-	syscall.RawSyscall(unix.SYS_CLOSE, uintptr(a.goR), 0, 0)
-	for i = 0; i < a.n; i++ {
-		in = (*insn)(unsafe.Add(unsafe.Pointer(a.first), uintptr(i)*unsafe.Sizeof(insn{})))
-		if in.nr == nrForkCommand {
-			cmd, derr = rawVfork(unix.SYS_CLONE3, uintptr(unsafe.Pointer(a.dargs)), unsafe.Sizeof(*a.dargs), 0)
-			if derr != 0 {
-				a.status.errno = int64(derr)
-				a.status.step = int64(i)
-				break
-			}
-			if cmd != 0 {
-				// The init, after the command's exec (or exit). The command
-				// ran on this stack frame and changed its variables: only
-				// cmd and derr (just returned) and what it never writes
-				// (a, pipeW, ws, sig, ...) are used from here on.
-				command = false
-				break
-			}
-			command = true
-			continue
-		}
-		if e = in.run(&a.slots); e != 0 {
-			if uintptr(e) == in.okErrno {
-				i += int(in.skip)
-				continue
-			}
-			a.status.errno = int64(e)
-			a.status.step = int64(i)
-			if command {
-				// The init reads the status it shares with this process.
+	for part = 0; part < 2 && !failed && !command && cmd == 0; part++ {
+		if part == 1 {
+			// The command's part, with its descriptors (close-on-exec).
+			// Waiting also covers sbx dying before the init's part set the
+			// parent-death signal.
+			initWait(a)
+			r, _, e = syscall.RawSyscall(unix.SYS_RECVMSG, uintptr(a.ctl), uintptr(unsafe.Pointer(&a.msg)), unix.MSG_CMSG_CLOEXEC)
+			if e != 0 || r != 1 || a.data[0] != 'c' || a.msg.Flags&unix.MSG_CTRUNC != 0 {
 				for {
 					syscall.RawSyscall(unix.SYS_EXIT_GROUP, 125, 0, 0)
 				}
 			}
-			break
+			if a.nrecv > 0 {
+				h := (*unix.Cmsghdr)(unsafe.Pointer(&a.oob[0]))
+				if a.msg.Controllen < uint64(unix.CmsgLen(4*a.nrecv)) || h.Level != unix.SOL_SOCKET || h.Type != unix.SCM_RIGHTS || h.Len != uint64(unix.CmsgLen(4*a.nrecv)) {
+					for {
+						syscall.RawSyscall(unix.SYS_EXIT_GROUP, 125, 0, 0)
+					}
+				}
+			}
+			for i = 0; i < a.nrecv; i++ {
+				r = uintptr(*(*int32)(unsafe.Pointer(&a.oob[unix.CmsgLen(4*i)])))
+				if r < 3 {
+					// Above the standard streams, which the command's part
+					// overwrites (sbx may run without them open).
+					r, _, e = syscall.RawSyscall(unix.SYS_FCNTL, r, unix.F_DUPFD_CLOEXEC, 3)
+					if e != 0 {
+						for {
+							syscall.RawSyscall(unix.SYS_EXIT_GROUP, 125, 0, 0)
+						}
+					}
+				}
+				a.slots[a.recvSlot[i]] = r
+			}
+			syscall.RawSyscall(unix.SYS_CLOSE, uintptr(a.ctl), 0, 0)
+			syscall.RawSyscall(unix.SYS_CLOSE, uintptr(a.sbx), 0, 0)
+		}
+		for i = 0; i < a.parts[part].n; i++ {
+			in = (*insn)(unsafe.Add(unsafe.Pointer(a.parts[part].first), uintptr(i)*unsafe.Sizeof(insn{})))
+			if in.nr == nrForkCommand {
+				cmd, derr = rawVfork(unix.SYS_CLONE3, uintptr(unsafe.Pointer(a.dargs)), unsafe.Sizeof(*a.dargs), 0)
+				if derr != 0 {
+					a.st.errno, a.st.step, a.st.part = int64(derr), int64(i), int64(part)
+					failed = true
+					break
+				}
+				if cmd != 0 {
+					// The init, after the command's exec (or exit). The
+					// command ran on this stack frame and changed its
+					// variables: only cmd and derr (just returned) and what
+					// it never writes (a, pipeW, ws, sig, ...) are used from
+					// here on.
+					command = false
+					break
+				}
+				command = true
+				continue
+			}
+			if e = in.run(&a.slots); e != 0 {
+				if uintptr(e) == in.okErrno {
+					i += int(in.skip)
+					continue
+				}
+				a.st.errno, a.st.step, a.st.part = int64(e), int64(i), int64(part)
+				if command {
+					// The init reads the status it shares with this process.
+					for {
+						syscall.RawSyscall(unix.SYS_EXIT_GROUP, 125, 0, 0)
+					}
+				}
+				failed = true
+				break
+			}
 		}
 	}
 	if command {
 		// The program ends with execve, which only returns on failure.
-		a.status.errno = int64(syscall.ENOEXEC)
-		a.status.step = int64(a.n - 1)
+		a.st.errno, a.st.step, a.st.part = int64(syscall.ENOEXEC), int64(a.parts[1].n-1), 1
 		for {
 			syscall.RawSyscall(unix.SYS_EXIT_GROUP, 125, 0, 0)
 		}
@@ -655,8 +897,8 @@ func initMain(a *initArgs) {
 	// Report. A report sbx cannot read means sbx is gone (killed before
 	// the parent-death signal was set: the check of package syscall,
 	// getppid, does not work across the namespace): end the sandbox.
-	r, _, e = syscall.RawSyscall(unix.SYS_WRITE, pipeW, uintptr(unsafe.Pointer(a.status)), unsafe.Sizeof(*a.status))
-	if e != 0 || r != unsafe.Sizeof(*a.status) || a.status.step >= 0 {
+	r, _, e = syscall.RawSyscall(unix.SYS_WRITE, pipeW, uintptr(unsafe.Pointer(&a.st)), unsafe.Sizeof(a.st))
+	if e != 0 || r != unsafe.Sizeof(a.st) || a.st.step >= 0 {
 		for {
 			syscall.RawSyscall(unix.SYS_EXIT_GROUP, 125, 0, 0)
 		}
