@@ -340,11 +340,10 @@ func mountAttr(p *program, set uint64) (uintptr, uintptr) {
 }
 
 // compileMounts is applyMounts as a program: the mount view in the child's
-// fresh mount namespace. Nothing propagates back to the host: "/" is made
-// private first.
+// fresh mount namespace. Nothing propagates back to the host: the init made
+// "/" private when it created the namespace (initMain).
 func compileMounts(p *program, s *landlock.Spec) error {
 	ops := s.Mounts
-	p.call("making / private", unix.SYS_MOUNT, p.str(""), p.str("/"), 0, unix.MS_REC|unix.MS_PRIVATE, 0)
 	// Detached copies of the writable paths, taken before the base view is
 	// made read-only, so they keep the host's own flags.
 	clones := map[string]int8{}

@@ -449,6 +449,7 @@ func startInit(flags uint64, cgroupFD int) (*initHandle, error) {
 		dargs:   &cloneArgs{flags: unix.CLONE_VM | unix.CLONE_VFORK, exitSignal: uint64(unix.SIGCHLD)},
 		st:      childStatus{step: -1},
 		unshare: uintptr(unshare),
+		root:    [2]byte{'/', 0},
 	}
 	a.iov.Base = &a.data[0]
 	a.iov.SetLen(1)
@@ -594,7 +595,11 @@ func (h *initHandle) runCommand(p *program) (pid int, pidfd int, status *initFil
 		unix.Close(int(*f.pidfd))
 		f.release() // reaped: its stack is free
 		if rerr == nil && rep.part == partUnshare {
-			return 0, -1, nil, &spawnError{Step: "creating the mount and IPC namespaces (unshare)", Errno: syscall.Errno(rep.errno)}
+			what := "creating the mount and IPC namespaces (unshare)"
+			if rep.step == 1 {
+				what = "making / private"
+			}
+			return 0, -1, nil, &spawnError{Step: what, Errno: syscall.Errno(rep.errno)}
 		}
 		part := p
 		if rep.part == 0 {
@@ -681,8 +686,10 @@ type initArgs struct {
 	nrecv        int
 	recvSlot     [maxRecvFDs]int8
 	dargs        *cloneArgs
-	// unshare is what the init creates first (unshare(2)).
-	unshare uintptr
+	// unshare is what the init creates first (unshare(2)); with a mount
+	// namespace, it makes "/" private (empty and root are the strings).
+	unshare     uintptr
+	empty, root [2]byte
 	// resetSignals makes the init reset every handler (no
 	// CLONE_CLEAR_SIGHAND).
 	resetSignals bool
@@ -801,6 +808,14 @@ func initMain(a *initArgs) {
 		if _, _, e = syscall.RawSyscall(unix.SYS_UNSHARE, a.unshare, 0, 0); e != 0 {
 			a.st.errno, a.st.step, a.st.part = int64(e), 0, partUnshare
 			failed = true
+		}
+		// Nothing mounted here may propagate to the host: "/" becomes
+		// private, recursively, before the program exists.
+		if !failed && a.unshare&unix.CLONE_NEWNS != 0 {
+			if _, _, e = syscall.RawSyscall6(unix.SYS_MOUNT, uintptr(unsafe.Pointer(&a.empty[0])), uintptr(unsafe.Pointer(&a.root[0])), 0, unix.MS_REC|unix.MS_PRIVATE, 0, 0); e != 0 {
+				a.st.errno, a.st.step, a.st.part = int64(e), 1, partUnshare
+				failed = true
+			}
 		}
 	}
 	if !failed {
