@@ -113,7 +113,7 @@ func compileCommand(s *landlock.Spec, c *childSetup, init *program) (*program, e
 	if len(p.recv) > maxRecvFDs {
 		return nil, fmt.Errorf("too many descriptors for the sandbox's init")
 	}
-	// Everything below runs in the command's process (see spawnInit).
+	// Everything below runs in the command's process (see startInit).
 	p.call("starting the command's process", nrForkCommand)
 	// The supervisor joins the command's namespaces with these (sent with
 	// the listener): a process may always open its own, while setns with

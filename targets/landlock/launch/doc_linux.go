@@ -3,8 +3,10 @@
 //
 // The sandbox is applied between fork and exec (spawn_linux.go): sbx
 // compiles the spec into a program of raw system calls (compile_linux.go);
-// a child in new PID, mount and IPC namespaces (and a user namespace when
-// unprivileged) becomes the sandbox's init, builds the mount view and
+// a child in a new PID namespace (and a user namespace when unprivileged)
+// becomes the sandbox's init, creates its mount and IPC namespaces, takes
+// its program in two parts over a control socket (early_linux.go: sbx run
+// starts it before it binds the profile), builds the mount view and
 // starts the command's process, which fills the Landlock ruleset on the
 // final view, drops every capability, sets no_new_privs, restricts itself,
 // installs the seccomp filter, marks every descriptor above 2

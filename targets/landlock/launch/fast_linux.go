@@ -22,7 +22,7 @@ import (
 
 // Spawn starts cmd confined (executor.Spawner): a child applies the sandbox
 // with raw system calls and stays as the init (PID 1) of the command's
-// namespaces; the command is its child (see spawnInit). It honours the attributes the
+// namespaces; the command is its child (see startInit). It honours the attributes the
 // executor's containment set: Cloneflags (CLONE_NEWPID is required,
 // CLONE_NEWUSER), the uid and gid mappings (the child writes its own),
 // Setsid, Pdeathsig and the cgroup descriptor.

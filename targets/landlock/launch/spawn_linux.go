@@ -48,8 +48,8 @@ func rawVfork(trap, a1, a2, a3 uintptr) (r1, errno uintptr)
 const (
 	maxSlots = 127 // descriptors a program can hold at once (int8 slots)
 	noSlot   = -1
-	// nrForkCommand marks the step at which spawnInit's init process
-	// starts the command's process (see forkInit).
+	// nrForkCommand marks the step at which the init (startInit)
+	// starts the command's process (see initMain).
 	nrForkCommand = ^uintptr(0)
 )
 
@@ -206,7 +206,7 @@ func (in *insn) tolerate(errno syscall.Errno, n int) *insn {
 
 // run makes the step's system call with the descriptors of slots
 // substituted and patched in, and stores its result in slots. It runs in
-// the children of spawn and spawnInit: nosplit, no allocation.
+// the children of spawn and startInit: nosplit, no allocation.
 //
 //go:nosplit
 //go:norace
@@ -624,7 +624,7 @@ func reapInit(pid int) syscall.WaitStatus {
 	}
 }
 
-// cloneInit runs clone3 for spawnInit.
+// cloneInit runs clone3 for startInit.
 func cloneInit(args *cloneArgs, ia *initArgs) (r, errno uintptr) {
 	syscall.ForkLock.Lock()
 	// BeforeFork blocks every signal on this thread: the init inherits the
