@@ -283,6 +283,11 @@ func (f *fixture) unsandboxed(t *testing.T, op ...string) string {
 	if f.u.uid != 0 {
 		argv = append([]string{"setpriv", "--reuid=" + strconv.Itoa(f.u.uid), "--regid=" + strconv.Itoa(f.u.uid), "--clear-groups"}, argv...)
 	}
+	if len(op) > 0 && op[0] == "mount" {
+		// The control of a mount succeeds: in a private mount namespace of
+		// its own, so that nothing stays mounted on the host.
+		argv = append([]string{"unshare", "--mount", "--propagation", "private"}, argv...)
+	}
 	out, _ := exec.Command(argv[0], argv[1:]...).CombinedOutput()
 	return strings.TrimSpace(string(out))
 }
