@@ -268,12 +268,8 @@ func spawn(p *program, flags uint64, cgroupFD int) (pid int, pidfd int, err erro
 	if len(p.insns) == 0 {
 		return 0, -1, fmt.Errorf("empty program")
 	}
-	for i := range p.insns {
-		in := &p.insns[i]
-		if int(in.skip) > len(p.insns)-1-i || int(in.out) >= p.slots || int(in.inSlot[0]) >= p.slots ||
-			int(in.inSlot[1]) >= p.slots || int(in.patchSlot) >= p.slots {
-			return 0, -1, fmt.Errorf("invalid program step %d (%s)", i, p.describe(i))
-		}
+	if err := validate(p); err != nil {
+		return 0, -1, err
 	}
 	// The kernel writes the pidfd at an address taken here, before calls
 	// that may move this goroutine's stack: both objects must be on the

@@ -1221,23 +1221,13 @@ func (sv *supervisor) handleNet(n *seccompNotif, c call, tid, pidfd int) {
 	if i := strings.IndexByte(p, 0); i >= 0 {
 		p = p[:i]
 	}
-	var cwd = -1
-	if !strings.HasPrefix(p, "/") {
-		if cwd, err = unix.Openat(sv.procfd, strconv.Itoa(tid)+"/cwd", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0); err != nil {
-			sv.reply(n.id, 0, errnoOf(err, unix.EACCES))
-			return
-		}
-		defer unix.Close(cwd)
-	}
-	st, err := readStatus(sv.procfd, tid)
-	if err != nil || !sv.idValid(n.id) {
-		sv.reply(n.id, 0, unix.EACCES)
+	r, cwd, errno := sv.pathResolver(n.id, tid, pidfd, p)
+	if errno != 0 {
+		sv.reply(n.id, 0, errno)
 		return
 	}
-	r := &resolver{sv: sv, tid: tid, tgid: st.tgid, itid: st.itid, itgid: st.itgid, tpidfd: pidfd}
 	defer r.close()
 	obj := -1
-	var errno unix.Errno
 	sv.onWorker(func() {
 		dir, rp, file, e := r.self(cwd, p)
 		if e != 0 || file >= 0 {
@@ -1301,6 +1291,33 @@ func (sv *supervisor) listed(dev, ino uint64) bool {
 	return false
 }
 
+// pathResolver prepares the resolution of path p, as the caller (tid,
+// whose pidfd is pidfd) names it in notification id: a resolver for the
+// caller, and its working directory (O_PATH, -1 for an absolute p), which
+// the resolver's close releases. It returns the errno to answer instead
+// when the caller is gone or its cwd cannot be opened.
+func (sv *supervisor) pathResolver(id uint64, tid, pidfd int, p string) (*resolver, int, unix.Errno) {
+	cwd := -1
+	if !strings.HasPrefix(p, "/") {
+		var err error
+		if cwd, err = unix.Openat(sv.procfd, strconv.Itoa(tid)+"/cwd", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0); err != nil {
+			return nil, -1, errnoOf(err, unix.EACCES)
+		}
+	}
+	st, err := readStatus(sv.procfd, tid)
+	if err != nil || !sv.idValid(id) {
+		if cwd >= 0 {
+			unix.Close(cwd)
+		}
+		return nil, -1, unix.EACCES
+	}
+	r := &resolver{sv: sv, tid: tid, tgid: st.tgid, itid: st.itid, itgid: st.itgid, tpidfd: pidfd}
+	if cwd >= 0 {
+		r.owned = append(r.owned, cwd)
+	}
+	return r, cwd, 0
+}
+
 // handleWatch serves inotify_add_watch (NotifyWatch): Landlock does not
 // check it, so a watch on a directory the command may not read would
 // reveal the names created there. The path is resolved in the sandbox's
@@ -1322,20 +1339,11 @@ func (sv *supervisor) handleWatch(n *seccompNotif, c call, tid, pidfd int) {
 		sv.reply(n.id, 0, errno)
 		return
 	}
-	cwd := -1
-	if !strings.HasPrefix(p, "/") {
-		if cwd, err = unix.Openat(sv.procfd, strconv.Itoa(tid)+"/cwd", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0); err != nil {
-			sv.reply(n.id, 0, errnoOf(err, unix.EACCES))
-			return
-		}
-		defer unix.Close(cwd)
-	}
-	st, err := readStatus(sv.procfd, tid)
-	if err != nil || !sv.idValid(n.id) {
-		sv.reply(n.id, 0, unix.EACCES)
+	r, cwd, errno := sv.pathResolver(n.id, tid, pidfd, p)
+	if errno != 0 {
+		sv.reply(n.id, 0, errno)
 		return
 	}
-	r := &resolver{sv: sv, tid: tid, tgid: st.tgid, itid: st.itid, itgid: st.itgid, tpidfd: pidfd}
 	defer r.close()
 	mask := uint32(c.flags)
 	var wd int
