@@ -70,12 +70,12 @@ type linuxContainer struct {
 	userns bool // pid-namespace: a user namespace is created too
 	cg     *cgroup
 	token  string
-	cmd    *exec.Cmd
+	p      *process
 	pid    int
 	killed map[int]bool // process-group: stragglers killed, to be reaped
 }
 
-func newContainer(k Containment, c *config) (container, error) {
+func newContainer(k Containment, c *config) (*linuxContainer, error) {
 	if c.isDisabled(k) {
 		return nil, errors.New("disabled by the request")
 	}
@@ -187,9 +187,10 @@ func (c *linuxContainer) prepare(cmd *exec.Cmd) error {
 	return nil
 }
 
-func (c *linuxContainer) started(cmd *exec.Cmd) error {
-	c.cmd = cmd
-	c.pid = cmd.Process.Pid
+// started records the leader, right after it started.
+func (c *linuxContainer) started(p *process) error {
+	c.p = p
+	c.pid = p.pid
 	if c.cg != nil {
 		c.cg.closeFD()
 	}
@@ -216,20 +217,24 @@ func (c *linuxContainer) isContainmentError(err error) bool {
 	return false
 }
 
+// terminate asks the command's process group to stop (SIGTERM).
 func (c *linuxContainer) terminate() {
 	// The leader is a session and group leader (Setsid): its group id is its
 	// pid, which cannot be reused before it is reaped.
 	syscall.Kill(-c.pid, syscall.SIGTERM)
 }
 
+// kill kills the command and everything it started. It is only called
+// before the leader is reaped, so its pid (and process group) still name
+// it.
 func (c *linuxContainer) kill() {
 	switch c.k {
 	case ContainmentPIDNamespace:
 		// Killing the namespace's init kills everything in the namespace.
-		c.cmd.Process.Signal(syscall.SIGKILL)
+		c.p.signal(syscall.SIGKILL)
 	case ContainmentCgroup:
 		if c.cg.kill() != nil {
-			c.cmd.Process.Signal(syscall.SIGKILL)
+			c.p.signal(syscall.SIGKILL)
 		}
 	case ContainmentProcessGroup:
 		syscall.Kill(-c.pid, syscall.SIGKILL)
@@ -237,16 +242,8 @@ func (c *linuxContainer) kill() {
 	}
 }
 
-func (c *linuxContainer) waitExited() {
-	var info unix.Siginfo
-	for {
-		err := unix.Waitid(unix.P_PID, c.pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
-		if err != unix.EINTR {
-			return
-		}
-	}
-}
-
+// cleanup kills what the command left behind after its leader exited
+// (before it is reaped) and waits until it is gone.
 func (c *linuxContainer) cleanup() error {
 	switch c.k {
 	case ContainmentPIDNamespace:
@@ -323,15 +320,7 @@ func (c *linuxContainer) killStragglers() (alive int) {
 	return alive
 }
 
-func (c *linuxContainer) reap() (*os.ProcessState, error) {
-	err := c.cmd.Wait()
-	var exitErr *exec.ExitError
-	if err != nil && !errors.As(err, &exitErr) {
-		return c.cmd.ProcessState, err
-	}
-	return c.cmd.ProcessState, nil
-}
-
+// release frees the mechanism's resources; it is always called.
 func (c *linuxContainer) release() {
 	if c.cg != nil {
 		if err := c.cg.destroy(); err == nil {

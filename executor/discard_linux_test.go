@@ -3,41 +3,47 @@ package executor
 import (
 	"bytes"
 	"testing"
-	"time"
+
+	"golang.org/x/sys/unix"
 )
 
-// TestDiscardCounts drives the count-only phase directly: splice must
-// consume and count everything up to EOF, and stop at the read deadline
-// while the pipe is held open.
-func TestDiscardCounts(t *testing.T) {
-	for _, hold := range []bool{false, true} {
-		pr, pw, err := newPipe()
-		if err != nil {
+// TestSpliceCounts drives the count-only phase directly: once head
+// retention is full and nothing is delivered, splice must consume and count
+// everything up to EOF, without retaining more.
+func TestSpliceCounts(t *testing.T) {
+	var fds fdSet
+	defer fds.closeAll()
+	r, w, err := fds.pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fds.forget(r)
+	lp := &loop{d: &delivery{}, buf: make([]byte, OutputChunkSize)}
+	ps := &pipeStream{s: Stdout, fd: r, ret: newRetention(1, false)}
+	const size = 5<<20 + 3
+	done := make(chan error)
+	go func() {
+		_, err := unix.Write(w, bytes.Repeat([]byte("y"), size))
+		fds.close(w)
+		done <- err
+	}()
+	pfd := []unix.PollFd{{Fd: int32(r), Events: unix.POLLIN}}
+	for ps.fd >= 0 {
+		if _, err := unix.Poll(pfd, -1); err != nil && err != unix.EINTR {
 			t.Fatal(err)
 		}
-		r := &reader{f: pr, ret: newRetention(1, false), d: &delivery{}, done: make(chan struct{})}
-		r.ret.Write([]byte("x"))
-		if !r.onlyCounting() {
-			t.Fatal("full head retention without delivery should only count")
-		}
-		const size = 5<<20 + 3
-		go func() {
-			pw.Write(bytes.Repeat([]byte("y"), size))
-			if !hold {
-				pw.Close()
-				return
-			}
-			// Everything is in the pipe; keep it open and let the deadline
-			// cut the drain short.
-			pr.SetReadDeadline(time.Now().Add(500 * time.Millisecond))
-		}()
-		if !r.discard() {
-			t.Fatal("splice unavailable")
-		}
-		if r.ret.total != size+1 || r.cutShort != hold {
-			t.Fatalf("hold %v: counted %d, cut short %v", hold, r.ret.total, r.cutShort)
-		}
-		pr.Close()
-		pw.Close()
+		lp.drain(ps)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if !ps.counting {
+		t.Error("full head retention without delivery did not switch to counting")
+	}
+	if ps.ret.total != size || len(ps.ret.buf) != 1 {
+		t.Fatalf("counted %d of %d, retained %d", ps.ret.total, size, len(ps.ret.buf))
+	}
+	if lp.null > 0 {
+		unix.Close(lp.null)
 	}
 }

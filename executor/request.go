@@ -3,7 +3,6 @@ package executor
 import (
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"time"
 )
@@ -164,9 +163,20 @@ type Sandbox interface {
 // applied (exit code 125); an *fs.PathError with Op "exec" means the
 // command itself could not be executed (126, or 127 for ENOENT); any other
 // error is taken as the containment failing (the next mechanism is tried
-// when it carries an errno the mechanism may cause).
+// when it carries an errno the mechanism may cause). A Spawned with a Pid
+// returned together with an error is a process that started and that the
+// sandbox then killed: the executor reaps it.
 type Spawner interface {
-	Spawn(cmd *exec.Cmd) (*os.Process, error)
+	Spawn(cmd *exec.Cmd) (Spawned, error)
+}
+
+// Spawned is a process started by a Spawner.
+type Spawned struct {
+	// Pid is the process id (0: nothing was started).
+	Pid int
+	// Pidfd is a pidfd of the process (Linux), or -1. The executor owns it
+	// (and closes it) from then on.
+	Pidfd int
 }
 
 // SeccompSandbox is optionally implemented by a Sandbox that installs a

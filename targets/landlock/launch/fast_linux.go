@@ -31,13 +31,14 @@ import (
 // to another containment); a failed sandbox step wraps executor.ErrSandbox
 // and names the step; an execve failure is an *fs.PathError with Op
 // "exec".
-func (s *Sandbox) Spawn(cmd *exec.Cmd) (*os.Process, error) {
+func (s *Sandbox) Spawn(cmd *exec.Cmd) (executor.Spawned, error) {
+	none := executor.Spawned{Pidfd: -1}
 	if raceEnabled {
-		return nil, fmt.Errorf("%w: the Landlock sandbox cannot start commands from a race-enabled build (go build -race)", executor.ErrSandbox)
+		return none, fmt.Errorf("%w: the Landlock sandbox cannot start commands from a race-enabled build (go build -race)", executor.ErrSandbox)
 	}
 	sys := cmd.SysProcAttr
 	if sys == nil || sys.Cloneflags&unix.CLONE_NEWPID == 0 {
-		return nil, fmt.Errorf("%w: the Landlock sandbox needs PID-namespace containment (a fresh /proc hides other processes, a mount namespace holds the read-only view%s), which needs %s", executor.ErrSandbox, s.carveOutRules(), userNSHint())
+		return none, fmt.Errorf("%w: the Landlock sandbox needs PID-namespace containment (a fresh /proc hides other processes, a mount namespace holds the read-only view%s), which needs %s", executor.ErrSandbox, s.carveOutRules(), userNSHint())
 	}
 	spec := *s.spec
 	spec.Path, spec.Argv, spec.Env = cmd.Path, cmd.Args, cmd.Env
@@ -47,7 +48,7 @@ func (s *Sandbox) Spawn(cmd *exec.Cmd) (*os.Process, error) {
 	if cmd.Dir != "" {
 		d, err := filepath.Abs(cmd.Dir)
 		if err != nil {
-			return nil, fmt.Errorf("%w: working directory: %v", executor.ErrSandbox, err)
+			return none, fmt.Errorf("%w: working directory: %v", executor.ErrSandbox, err)
 		}
 		spec.Cwd = d
 	}
@@ -74,7 +75,7 @@ func (s *Sandbox) Spawn(cmd *exec.Cmd) (*os.Process, error) {
 	if h == nil {
 		var err error
 		if h, err = startInit(flags, cg); err != nil {
-			return nil, cloneError(err)
+			return none, cloneError(err)
 		}
 		initProg, err := compiled(func() (*program, error) { return compileInit(&spec, setup) })
 		if err == nil {
@@ -82,12 +83,12 @@ func (s *Sandbox) Spawn(cmd *exec.Cmd) (*os.Process, error) {
 		}
 		if err != nil {
 			h.abort()
-			return nil, fmt.Errorf("%w: %v", executor.ErrSandbox, err)
+			return none, fmt.Errorf("%w: %v", executor.ErrSandbox, err)
 		}
 	}
-	fail := func(err error) (*os.Process, error) {
+	fail := func(err error) (executor.Spawned, error) {
 		h.abort()
-		return nil, fmt.Errorf("%w: %v", executor.ErrSandbox, err)
+		return none, fmt.Errorf("%w: %v", executor.ErrSandbox, err)
 	}
 	// An init that is not given its program must not outlive a panic a
 	// caller recovers from.
@@ -139,7 +140,7 @@ func (s *Sandbox) Spawn(cmd *exec.Cmd) (*os.Process, error) {
 		var se *spawnError
 		if errors.As(err, &se) {
 			if se.Exec {
-				return nil, &fs.PathError{Op: "exec", Path: cmd.Path, Err: se.Errno}
+				return none, &fs.PathError{Op: "exec", Path: cmd.Path, Err: se.Errno}
 			}
 			hint := ""
 			if se.Errno == unix.EPERM && setup.userns && readSysctl("kernel.apparmor_restrict_unprivileged_userns") == "1" {
@@ -147,19 +148,15 @@ func (s *Sandbox) Spawn(cmd *exec.Cmd) (*os.Process, error) {
 				// capabilities: the first mount fails.
 				hint = " (kernel.apparmor_restrict_unprivileged_userns=1: AppArmor denies capabilities in unprivileged user namespaces unless sbx has a profile with `userns,`; or run as root)"
 			}
-			return nil, fmt.Errorf("%w: sandbox setup failed: %v%s", executor.ErrSandbox, se, hint)
+			return none, fmt.Errorf("%w: sandbox setup failed: %v%s", executor.ErrSandbox, se, hint)
 		}
-		return nil, fmt.Errorf("%w: %v", executor.ErrSandbox, err)
+		return none, fmt.Errorf("%w: %v", executor.ErrSandbox, err)
 	}
-	// A Process that waits and signals by pid (wait4, kill), as
-	// os.Process's zero value does: the init is sbx's child and is reaped
-	// only through it, so its pid cannot be reused meanwhile.
-	// os.FindProcess would do the same with a pidfd, but its first call
-	// probes pidfd support by forking a throwaway child (≈0.3 ms here).
-	proc := &os.Process{Pid: pid}
+	// The executor owns the init's pidfd; the supervisor's watcher uses a
+	// duplicate.
+	proc := executor.Spawned{Pid: pid, Pidfd: pidfd}
 	s.status.Store(cmd, status)
 	if !spec.Seccomp.NeedsSupervisor() {
-		unix.Close(pidfd)
 		return proc, nil
 	}
 	// The command's process sent its seccomp listener and its mount, IPC
@@ -172,8 +169,7 @@ func (s *Sandbox) Spawn(cmd *exec.Cmd) (*os.Process, error) {
 	if err != nil {
 		// Without its supervisor the command would hang on its first
 		// creation call: kill it (the namespace goes with it).
-		unix.Kill(pid, unix.SIGKILL)
-		unix.Close(pidfd)
+		unix.PidfdSendSignal(pidfd, unix.SIGKILL, nil, 0)
 		s.dropStatus(cmd)
 		return proc, fmt.Errorf("%w: receiving the seccomp listener: %v", executor.ErrSandbox, err)
 	}
@@ -196,13 +192,12 @@ func (s *Sandbox) Spawn(cmd *exec.Cmd) (*os.Process, error) {
 	if setup.userns {
 		l.nsUser = high(fds[3])
 	}
-	unix.Close(pidfd)
 	for _, fd := range fds {
 		unix.Close(fd)
 	}
 	if l.pidfd < 0 || l.listener < 0 || l.stderr < 0 || (setup.ruleset >= 0) != (l.ruleset >= 0) ||
 		l.nsMnt < 0 || l.nsIPC < 0 || setup.userns != (l.nsUser >= 0) {
-		unix.Kill(pid, unix.SIGKILL)
+		unix.PidfdSendSignal(pidfd, unix.SIGKILL, nil, 0)
 		l.close()
 		s.dropStatus(cmd)
 		return proc, fmt.Errorf("%w: duplicating the supervisor's descriptors failed: %v", executor.ErrSandbox, dupErr)

@@ -578,12 +578,13 @@ func errOut(r *executor.Result) string {
 	return string(r.Stderr.Head)
 }
 
-// TestRedTeam8ProcessWithoutPidfd: the *os.Process Spawn returns has no
-// pidfd (a literal os.Process{Pid}): signalling it before and after the
-// command exits, Wait, and a second Wait behave as os/exec's; the
-// executor's kill after the leader exited hits the unreaped zombie, never
-// another process (checked by the exit status being the command's own).
-func TestRedTeam8ProcessWithoutPidfd(t *testing.T) {
+// TestRedTeam8SpawnedPidfd: the process Spawn returns is the init, with a
+// pidfd that refers to it: signal 0 through the pidfd reaches the live
+// init, the pidfd becomes readable once the command (and with it the init)
+// exited, wait4 reports the command's own status, and once reaped, the
+// pidfd refuses signals (ESRCH) and a second wait4 finds no child: a kill
+// after the exit can never hit another process.
+func TestRedTeam8SpawnedPidfd(t *testing.T) {
 	rt8NeedRoot(t)
 	dir := t.TempDir()
 	sb := workspaceSandbox(t, dir)
@@ -602,23 +603,33 @@ func TestRedTeam8ProcessWithoutPidfd(t *testing.T) {
 			runtime.UnlockOSThread()
 			t.Fatal(err)
 		}
-		if err := p.Signal(syscall.Signal(0)); err != nil {
+		if p.Pidfd < 0 {
+			runtime.UnlockOSThread()
+			t.Fatalf("Spawn returned no pidfd (pid %d)", p.Pid)
+		}
+		if err := unix.PidfdSendSignal(p.Pidfd, 0, nil, 0); err != nil {
 			t.Errorf("signal 0 to a live init: %v", err)
 		}
-		st, err := p.Wait()
+		pfd := []unix.PollFd{{Fd: int32(p.Pidfd), Events: unix.POLLIN}}
+		if n, err := unix.Poll(pfd, 10000); n != 1 || err != nil {
+			t.Fatalf("poll on the pidfd: %d %v", n, err)
+		}
+		var ws syscall.WaitStatus
+		wpid, err := syscall.Wait4(p.Pid, &ws, 0, nil)
 		runtime.UnlockOSThread()
-		if err != nil || st.ExitCode() != 5 || st.Pid() != p.Pid {
-			t.Fatalf("Wait: %v %v", st, err)
+		if err != nil || wpid != p.Pid || ws.ExitStatus() != 5 {
+			t.Fatalf("wait4: pid %d status %v: %v", wpid, ws, err)
 		}
 		if sig := sb.ExitSignal(cmd); sig != 0 {
 			t.Errorf("ExitSignal %d after exit 5", sig)
 		}
-		if err := p.Signal(syscall.SIGKILL); !errors.Is(err, os.ErrProcessDone) {
-			t.Errorf("kill after Wait: %v, want os.ErrProcessDone", err)
+		if err := unix.PidfdSendSignal(p.Pidfd, syscall.SIGKILL, nil, 0); err != unix.ESRCH {
+			t.Errorf("kill through the pidfd after the reap: %v, want ESRCH", err)
 		}
-		if _, err := p.Wait(); err == nil {
-			t.Errorf("a second Wait succeeded")
+		if _, err := syscall.Wait4(p.Pid, &ws, 0, nil); err != syscall.ECHILD {
+			t.Errorf("a second wait4: %v, want ECHILD", err)
 		}
+		unix.Close(p.Pidfd)
 	}
 	rt8NoChildren(t, "after 50 spawns")
 }

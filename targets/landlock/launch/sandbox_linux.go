@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/sbx-dev/sbx/executor"
 	"github.com/sbx-dev/sbx/ir"
 	"github.com/sbx-dev/sbx/targets/landlock"
 )
@@ -30,6 +31,13 @@ type Options struct {
 	// caller still closes it (Early.Close), which ends it if unused.
 	Early *Early
 }
+
+// The Sandbox starts commands itself and reports their signals.
+var (
+	_ executor.Spawner        = (*Sandbox)(nil)
+	_ executor.SignalReporter = (*Sandbox)(nil)
+	_ executor.SeccompSandbox = (*Sandbox)(nil)
+)
 
 // Sandbox enforces a bound Landlock plan on commands it starts itself
 // (Spawn). It implements executor.Sandbox, executor.Spawner,

@@ -4,7 +4,6 @@ package launch
 
 import (
 	"fmt"
-	"os"
 	"os/exec"
 	"runtime"
 
@@ -35,8 +34,8 @@ func runSupervisor([]string, []string, bool, bool) {
 // Spawn fails closed: the launcher applies the sandbox with a program of
 // raw system calls whose fork needs per-architecture support (amd64 and
 // arm64), and the seccomp filter knows only those system call tables.
-func (s *Sandbox) Spawn(*exec.Cmd) (*os.Process, error) {
-	return nil, fmt.Errorf("%w: the Landlock sandbox is not available on %s (amd64 and arm64 only)", executor.ErrSandbox, runtime.GOARCH)
+func (s *Sandbox) Spawn(*exec.Cmd) (executor.Spawned, error) {
+	return executor.Spawned{Pidfd: -1}, fmt.Errorf("%w: the Landlock sandbox is not available on %s (amd64 and arm64 only)", executor.ErrSandbox, runtime.GOARCH)
 }
 
 func lastCapability() int { return 0 }

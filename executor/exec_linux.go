@@ -1,0 +1,671 @@
+package executor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// On Linux the whole run is driven from the calling goroutine, locked to
+// its thread: it polls the two pipes, a pidfd of the command's leader and
+// an eventfd that cancellation writes, and the poll's timeout carries the
+// deadline, the kill grace and the drain bound. No goroutine, timer or
+// runtime-poller registration is involved, so a short command costs no
+// thread wake-ups and no goroutine stacks: what a C launcher would do.
+// (Other platforms use one goroutine per pipe and a watchdog: see
+// exec_portable.go.)
+
+// process is the command's leader as the executor tracks it.
+type process struct {
+	pid int
+	// pidfd refers to the leader; -1 where the kernel gives none (before
+	// Linux 5.3), in which case a goroutine waits for the exit instead.
+	pidfd int
+}
+
+// signal sends sig to the leader. It is only called before the leader is
+// reaped, so that even without a pidfd its pid still names it.
+func (p *process) signal(sig syscall.Signal) {
+	if p.pidfd >= 0 {
+		unix.PidfdSendSignal(p.pidfd, sig, nil, 0)
+		return
+	}
+	syscall.Kill(p.pid, sig)
+}
+
+// execute starts the command and drives it to its end (see above).
+func execute(ctx context.Context, cfg *config, path string, res *Result) (*Result, error) {
+	// The command's ends (standard input and the pipes' write ends) are
+	// *os.File for the Spawner interface, closed once it started; the
+	// loop's descriptors are raw.
+	var fds fdSet
+	defer fds.closeAll()
+	var stdio [3]*os.File
+	defer func() {
+		for _, f := range stdio {
+			if f != nil {
+				f.Close()
+			}
+		}
+	}()
+	devNull, err := unix.Open(os.DevNull, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("opening %s for stdin: %w", os.DevNull, err)
+	}
+	stdio[0] = os.NewFile(uintptr(devNull), os.DevNull)
+	outR, outW, err := fds.pipe()
+	if err != nil {
+		return nil, fmt.Errorf("creating stdout pipe: %w", err)
+	}
+	fds.forget(outW)
+	stdio[1] = os.NewFile(uintptr(outW), "|1")
+	errR, errW, err := fds.pipe()
+	if err != nil {
+		return nil, fmt.Errorf("creating stderr pipe: %w", err)
+	}
+	fds.forget(errW)
+	stdio[2] = os.NewFile(uintptr(errW), "|2")
+	wake, err := unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK)
+	if err != nil {
+		return nil, fmt.Errorf("creating the cancellation eventfd: %w", err)
+	}
+	fds.add(wake)
+
+	// The thread that forks the command must outlive the command's leader:
+	// Pdeathsig is delivered when the forking OS thread exits, not when the
+	// process does, and the Go runtime ends a thread whose goroutine exits
+	// while locked to it (runtime.LockOSThread without Unlock, common in
+	// callers that use thread-bound APIs). So the goroutine stays locked to
+	// its thread, which starts the command and then polls, until the leader
+	// has been reaped: no other goroutine can run on (and end) the thread
+	// meanwhile.
+	start := time.Now()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	cmd, p, ct, failed, err := startCommand(cfg, path, stdio, res)
+	if err != nil {
+		return nil, err
+	}
+	if failed != nil {
+		return failed, nil
+	}
+	defer ct.release()
+	if p.pidfd >= 0 {
+		fds.add(p.pidfd)
+	}
+	// Only the command holds its ends now.
+	for i, f := range stdio {
+		f.Close()
+		stdio[i] = nil
+	}
+	res.Pid = p.pid
+	res.Containment = ct.kind()
+	res.ContainmentNote = ct.note()
+	if cfg.OnStart != nil {
+		cfg.OnStart(StartInfo{Pid: res.Pid, Path: path, Containment: ct.kind()})
+	}
+
+	lp := &loop{
+		cfg:  cfg,
+		ct:   ct,
+		p:    p,
+		wake: wake,
+		d:    &delivery{cb: cfg.OnOutput, max: cfg.maxEvents},
+	}
+	headTail := cfg.Retention == RetainHeadTail
+	// The loop closes the read ends (at EOF or when it gives up on them).
+	fds.forget(outR)
+	fds.forget(errR)
+	lp.streams[Stdout] = pipeStream{s: Stdout, fd: outR, ret: newRetention(cfg.capLimit, headTail)}
+	lp.streams[Stderr] = pipeStream{s: Stderr, fd: errR, ret: newRetention(cfg.capLimit, headTail)}
+	if p.pidfd >= 0 {
+		lp.exitFD = p.pidfd
+	} else {
+		// No pidfd: a goroutine waits for the exit (without reaping) and
+		// reports it on an eventfd.
+		efd, err := unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK)
+		if err != nil {
+			lp.streams[Stdout].close()
+			lp.streams[Stderr].close()
+			ct.kill()
+			waitExitedPID(p.pid)
+			ct.cleanup()
+			reap(p)
+			return nil, fmt.Errorf("creating the exit eventfd: %w", err)
+		}
+		fds.add(efd)
+		lp.exitFD = efd
+		go func() {
+			waitExitedPID(p.pid)
+			unix.Write(efd, eventOne[:])
+		}()
+	}
+	// Cancellation wakes the poll; no goroutine waits for it meanwhile.
+	// The eventfd is closed only once a callback that started has written.
+	woke := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		unix.Write(wake, eventOne[:])
+		close(woke)
+	})
+	defer func() {
+		if !stop() {
+			<-woke
+		}
+	}()
+	cleanupErr, waitErr := lp.run()
+	res.Duration = time.Since(start)
+	res.TimedOut, res.Cancelled = lp.timedOut, lp.cancelled
+
+	if lp.reaped {
+		res.ExitCode, res.Signal = lp.code, lp.sig
+		// Asked whenever the launcher was reaped, so that the sandbox can
+		// release what the run held; used when the launcher exited.
+		if sr, ok := cfg.Sandbox.(SignalReporter); ok {
+			if sig := sr.ExitSignal(cmd); sig > 0 && res.Signal == 0 {
+				res.ExitCode, res.Signal = 128+sig, sig
+			}
+		}
+	} else if waitErr != nil {
+		cleanupErr = errors.Join(cleanupErr, fmt.Errorf("waiting for command: %w", waitErr))
+	}
+	if res.TimedOut {
+		res.ExitCode = TimeoutExitCode
+	}
+	res.Stdout = lp.streams[Stdout].result()
+	res.Stderr = lp.streams[Stderr].result()
+	if cfg.Sandbox != nil && res.ExitCode != 0 {
+		res.DeniedLikely = deniedLikely(cfg.Sandbox, res.ExitCode,
+			res.Stdout.Head, res.Stdout.Tail, res.Stderr.Head, res.Stderr.Tail, res.Aggregated())
+	}
+	if cleanupErr != nil {
+		return res, fmt.Errorf("%w: %v", ErrCleanup, cleanupErr)
+	}
+	return res, nil
+}
+
+// eventOne is the eventfd increment that wakes the loop.
+var eventOne = [8]byte{1}
+
+// loop is the state of one run's poll loop.
+type loop struct {
+	cfg     *config
+	ct      *linuxContainer
+	p       *process
+	d       *delivery
+	streams [2]pipeStream
+	wake    int // eventfd written on cancellation
+	exitFD  int // readable once the leader exited: its pidfd, or an eventfd
+	buf     []byte
+	null    int // /dev/null for splice, opened when first needed (0: not yet)
+
+	timedOut, cancelled bool
+	exited              bool // the leader exited (and was cleaned up)
+	reaped              bool
+	code, sig           int
+}
+
+// run polls until the leader has exited and both pipes are drained (or the
+// drain bound passed). It returns the cleanup's error and the reap's.
+func (lp *loop) run() (cleanupErr, waitErr error) {
+	defer func() {
+		for i := range lp.streams {
+			lp.streams[i].close()
+		}
+		if lp.null > 0 {
+			unix.Close(lp.null)
+		}
+	}()
+	var expire, graceEnd, drainEnd time.Time
+	if lp.cfg.timeout > 0 {
+		expire = time.Now().Add(lp.cfg.timeout)
+	}
+	graceKilled := false
+	var pfd [4]unix.PollFd
+	// Most commands write little: reads start at OutputChunkSize and grow
+	// to readBufSize once a read fills the buffer.
+	lp.buf = make([]byte, OutputChunkSize)
+	for {
+		if lp.exited && lp.streams[Stdout].fd < 0 && lp.streams[Stderr].fd < 0 {
+			return cleanupErr, waitErr
+		}
+		pfd[0] = unix.PollFd{Fd: int32(lp.streams[Stdout].fd), Events: unix.POLLIN}
+		pfd[1] = unix.PollFd{Fd: int32(lp.streams[Stderr].fd), Events: unix.POLLIN}
+		pfd[2] = unix.PollFd{Fd: -1, Events: unix.POLLIN}
+		pfd[3] = unix.PollFd{Fd: -1, Events: unix.POLLIN}
+		if !lp.exited {
+			pfd[2].Fd = int32(lp.exitFD)
+			if !lp.timedOut && !lp.cancelled {
+				pfd[3].Fd = int32(lp.wake)
+			}
+		}
+		// The nearest deadline bounds the wait.
+		var next time.Time
+		switch {
+		case lp.exited:
+			next = drainEnd
+		case lp.cancelled && !graceKilled:
+			next = graceEnd
+		case !lp.timedOut && !lp.cancelled:
+			next = expire
+		}
+		var ts *unix.Timespec
+		if !next.IsZero() {
+			d := max(time.Until(next), 0)
+			t := unix.NsecToTimespec(int64(d))
+			ts = &t
+		}
+		n, err := unix.Ppoll(pfd[:], ts, nil)
+		if err != nil && err != unix.EINTR {
+			// Cannot wait any more: end the command and give up on the
+			// pipes (poll only fails on a kernel resource shortage).
+			if !lp.exited {
+				lp.ct.kill()
+				waitExitedPID(lp.p.pid)
+				cleanupErr = lp.ct.cleanup()
+				waitErr = lp.reap()
+				lp.exited = true
+			}
+			lp.streams[Stdout].cutShort = lp.streams[Stdout].fd >= 0
+			lp.streams[Stderr].cutShort = lp.streams[Stderr].fd >= 0
+			return cleanupErr, errors.Join(waitErr, fmt.Errorf("poll: %w", err))
+		}
+		if n > 0 {
+			for i := range lp.streams {
+				if pfd[i].Revents != 0 {
+					lp.drain(&lp.streams[i])
+				}
+			}
+			if pfd[3].Revents != 0 {
+				var b [8]byte
+				unix.Read(lp.wake, b[:])
+				if !lp.exited && !lp.timedOut && !lp.cancelled {
+					lp.cancelled = true
+					lp.ct.terminate()
+					graceEnd = time.Now().Add(lp.cfg.grace)
+				}
+			}
+			if pfd[2].Revents != 0 && !lp.exited {
+				// The leader exited. What it left behind goes now; it is
+				// reaped only after that, so that its pid and process group
+				// cannot name anything else meanwhile.
+				lp.exited = true
+				cleanupErr = lp.ct.cleanup()
+				waitErr = lp.reap()
+				// Whatever still holds the pipes is outside the command's
+				// containment (or the containment is degraded): drain for a
+				// bounded time only.
+				drainEnd = time.Now().Add(lp.cfg.drain)
+				continue
+			}
+		}
+		now := time.Now()
+		switch {
+		case lp.exited:
+			if !now.Before(drainEnd) {
+				for i := range lp.streams {
+					if lp.streams[i].fd >= 0 {
+						lp.streams[i].cutShort = true
+						lp.streams[i].close()
+					}
+				}
+			}
+		case lp.cancelled:
+			if !graceKilled && !now.Before(graceEnd) {
+				// Whatever survived the grace, or was started by the
+				// command's cleanup, goes now.
+				graceKilled = true
+				lp.ct.kill()
+			}
+		case !lp.timedOut && !expire.IsZero() && !now.Before(expire):
+			lp.timedOut = true
+			lp.ct.kill()
+		}
+	}
+}
+
+// drain reads what the pipe holds now, until it would block or ends.
+func (lp *loop) drain(ps *pipeStream) {
+	// A few reads per wake-up at most, so that a fast writer on one pipe
+	// cannot starve the other one or the exit and cancellation checks.
+	for range 16 {
+		if ps.fd < 0 {
+			return
+		}
+		if ps.counting {
+			if !lp.spliceAway(ps) {
+				return
+			}
+			continue
+		}
+		n, err := unix.Read(ps.fd, lp.buf)
+		switch {
+		case n > 0:
+			ps.ret.Write(lp.buf[:n])
+			lp.d.deliver(ps.s, lp.buf[:n])
+			if n == len(lp.buf) && len(lp.buf) < readBufSize {
+				lp.buf = make([]byte, readBufSize)
+			}
+			// Once head retention is full and nothing more is delivered,
+			// the rest only needs counting.
+			ps.counting = ps.ret.full() && lp.d.exhausted(ps.s)
+		case err == unix.EINTR:
+		case err == unix.EAGAIN:
+			return
+		default:
+			// EOF, or an error that ends the stream.
+			ps.close()
+			return
+		}
+	}
+}
+
+// spliceAway moves what the pipe holds to /dev/null without copying it to
+// user space (splice) and counts it. It reports false when the pipe would
+// block; at EOF, or when splice is unavailable (then the stream goes back
+// to reading), it handles the stream itself and reports true.
+func (lp *loop) spliceAway(ps *pipeStream) bool {
+	if lp.null == 0 {
+		fd, err := unix.Open(os.DevNull, unix.O_WRONLY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			lp.null = -1
+		} else {
+			lp.null = fd
+		}
+	}
+	if lp.null < 0 {
+		ps.counting = false
+		return true
+	}
+	n, err := unix.Splice(ps.fd, nil, lp.null, nil, 1<<20, unix.SPLICE_F_NONBLOCK)
+	switch {
+	case n > 0:
+		ps.ret.total += int64(n)
+		return true
+	case err == unix.EINTR:
+		return true
+	case err == unix.EAGAIN:
+		return false
+	case err != nil:
+		// No splice for this pipe (EINVAL): read it instead.
+		ps.counting = false
+		return true
+	}
+	ps.close() // EOF
+	return true
+}
+
+// reap collects the leader's status; it has exited and was not reaped.
+func (lp *loop) reap() error {
+	code, sig, err := reap(lp.p)
+	if err != nil {
+		return err
+	}
+	lp.reaped, lp.code, lp.sig = true, code, sig
+	return nil
+}
+
+// reap waits for p, which has exited, and returns the shell's exit code
+// and the signal it died of.
+func reap(p *process) (code, sig int, err error) {
+	var ws syscall.WaitStatus
+	for {
+		_, err = syscall.Wait4(p.pid, &ws, 0, nil)
+		if err != syscall.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		return 0, 0, err
+	}
+	if ws.Signaled() {
+		return 128 + int(ws.Signal()), int(ws.Signal()), nil
+	}
+	return ws.ExitStatus(), 0, nil
+}
+
+// waitExitedPID blocks until pid has exited, without reaping it.
+func waitExitedPID(pid int) {
+	var info unix.Siginfo
+	for {
+		if err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil); err != unix.EINTR {
+			return
+		}
+	}
+}
+
+// pipeStream is the read end of one of the command's pipes.
+type pipeStream struct {
+	s        Stream
+	fd       int // -1 once at EOF or abandoned
+	ret      *retention
+	counting bool // only counted from now on (spliced to /dev/null)
+	cutShort bool
+}
+
+func (ps *pipeStream) close() {
+	if ps.fd >= 0 {
+		unix.Close(ps.fd)
+		ps.fd = -1
+	}
+}
+
+func (ps *pipeStream) result() StreamResult {
+	head, tail, omitted := ps.ret.finish()
+	return StreamResult{
+		Head:      head,
+		Tail:      tail,
+		Bytes:     ps.ret.total,
+		Omitted:   omitted,
+		Truncated: omitted > 0,
+		CutShort:  ps.cutShort,
+	}
+}
+
+// fdSet holds the descriptors of a run until they are closed or handed on.
+type fdSet struct{ fds []int }
+
+func (s *fdSet) add(fd int) { s.fds = append(s.fds, fd) }
+
+// pipe returns a pipe whose read end is non-blocking (polled).
+func (s *fdSet) pipe() (r, w int, err error) {
+	var p [2]int
+	if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
+		return -1, -1, err
+	}
+	s.add(p[0])
+	s.add(p[1])
+	if err := unix.SetNonblock(p[0], true); err != nil {
+		return -1, -1, fmt.Errorf("setting the pipe non-blocking: %w", err)
+	}
+	return p[0], p[1], nil
+}
+
+// close closes fd now.
+func (s *fdSet) close(fd int) {
+	if s.forget(fd) {
+		unix.Close(fd)
+	}
+}
+
+// forget drops fd from the set without closing it (its new owner will).
+func (s *fdSet) forget(fd int) bool {
+	for i, f := range s.fds {
+		if f == fd {
+			s.fds = append(s.fds[:i], s.fds[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+func (s *fdSet) closeAll() {
+	for _, fd := range s.fds {
+		unix.Close(fd)
+	}
+	s.fds = nil
+}
+
+// startCommand starts the command under the first containment mechanism of
+// the plan that works. It returns the started command and its container; or
+// a Result when the command itself cannot be executed (126, 127); or an
+// error when the executor failed.
+func startCommand(cfg *config, path string, stdio [3]*os.File, res *Result) (*exec.Cmd, *process, *linuxContainer, *Result, error) {
+	env := cfg.Env
+	if env == nil {
+		env = []string{} // never inherit
+	}
+	plan := containmentPlan(cfg)
+	var reasons []string
+	spawner, _ := cfg.Sandbox.(Spawner)
+	for i, kind := range plan {
+		c, err := newContainer(kind, cfg)
+		if err != nil {
+			reasons = append(reasons, fmt.Sprintf("%s: %v", kind, err))
+			continue
+		}
+		cmd := &exec.Cmd{
+			Path:   path,
+			Args:   cfg.Argv,
+			Env:    env,
+			Dir:    cfg.Dir,
+			Stdin:  stdio[0],
+			Stdout: stdio[1],
+			Stderr: stdio[2],
+		}
+		if err := c.prepare(cmd); err != nil {
+			c.release()
+			reasons = append(reasons, fmt.Sprintf("%s: %v", kind, err))
+			continue
+		}
+		var p *process
+		if spawner != nil {
+			var sp Spawned
+			sp, err = spawner.Spawn(cmd)
+			if sp.Pid > 0 {
+				p = &process{pid: sp.Pid, pidfd: sp.Pidfd}
+			}
+			if p != nil && err != nil {
+				// Started, then the sandbox failed: the sandbox killed it.
+				c.started(p)
+				c.kill()
+				waitExitedPID(p.pid)
+				c.cleanup()
+				reap(p)
+				if p.pidfd >= 0 {
+					unix.Close(p.pidfd)
+				}
+				c.release()
+				return nil, nil, nil, nil, err
+			}
+			if errors.Is(err, ErrSandbox) {
+				c.release()
+				return nil, nil, nil, nil, err
+			}
+			var pe *fs.PathError
+			if errors.As(err, &pe) && pe.Op == "exec" {
+				c.release()
+				return nil, nil, nil, execFailure(cfg, kind, res, err), nil
+			}
+		} else {
+			if cfg.Sandbox != nil {
+				if err := cfg.Sandbox.Wrap(cmd); err != nil {
+					c.release()
+					return nil, nil, nil, nil, fmt.Errorf("%w: %v", ErrSandbox, err)
+				}
+			}
+			p, err = forkExec(cmd)
+		}
+		if err == nil {
+			if err := c.started(p); err != nil {
+				c.kill()
+				waitExitedPID(p.pid)
+				c.cleanup()
+				reap(p)
+				if p.pidfd >= 0 {
+					unix.Close(p.pidfd)
+				}
+				c.release()
+				return nil, nil, nil, nil, fmt.Errorf("containment %s: %w", kind, err)
+			}
+			return cmd, p, c, nil, nil
+		}
+		c.release()
+		if c.isContainmentError(err) && (i+1 < len(plan) || len(plan) == 1) {
+			reasons = append(reasons, fmt.Sprintf("%s: %v", kind, err))
+			continue
+		}
+		// The command itself could not be executed.
+		return nil, nil, nil, execFailure(cfg, kind, res, err), nil
+	}
+	return nil, nil, nil, nil, fmt.Errorf("%w: %s; %s", ErrNoContainment, strings.Join(reasons, "; "), noContainmentHint(cfg))
+}
+
+// forkExec starts cmd (prepared: absolute Path, Env, Dir, *os.File
+// standard streams, SysProcAttr) with package syscall's fork, asking for
+// a pidfd. It is what os/exec does minus the first-use probe of pidfd
+// support that package os makes by forking a throwaway child.
+func forkExec(cmd *exec.Cmd) (*process, error) {
+	files := make([]uintptr, 0, 3+len(cmd.ExtraFiles))
+	for _, f := range []any{cmd.Stdin, cmd.Stdout, cmd.Stderr} {
+		file, ok := f.(*os.File)
+		if !ok {
+			return nil, errors.New("the executor needs *os.File standard streams")
+		}
+		files = append(files, file.Fd())
+	}
+	for _, f := range cmd.ExtraFiles {
+		files = append(files, f.Fd())
+	}
+	var sys syscall.SysProcAttr
+	if cmd.SysProcAttr != nil {
+		sys = *cmd.SysProcAttr
+	}
+	pidfd := -1
+	if pidfdUsable() {
+		sys.PidFD = &pidfd
+	}
+	attr := &syscall.ProcAttr{Dir: cmd.Dir, Env: cmd.Env, Files: files, Sys: &sys}
+	pid, _, err := syscall.StartProcess(cmd.Path, cmd.Args, attr)
+	runtime.KeepAlive(cmd)
+	if err != nil {
+		return nil, err
+	}
+	return &process{pid: pid, pidfd: pidfd}, nil
+}
+
+// pidfdUsable reports whether pidfds can be created with clone and polled
+// for the exit (Linux 5.3).
+func pidfdUsable() bool {
+	var u unix.Utsname
+	if unix.Uname(&u) != nil {
+		return false
+	}
+	return kernelAtLeast(unix.ByteSliceToString(u.Release[:]), 5, 3)
+}
+
+// kernelAtLeast reports whether a kernel release ("6.18.44-...") is at
+// least major.minor.
+func kernelAtLeast(release string, major, minor int) bool {
+	num := func(s string) (int, string) {
+		n, i := 0, 0
+		for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+			n = n*10 + int(s[i]-'0')
+		}
+		return n, s[i:]
+	}
+	ma, rest := num(release)
+	mi := 0
+	if strings.HasPrefix(rest, ".") {
+		mi, _ = num(rest[1:])
+	}
+	return ma > major || ma == major && mi >= minor
+}
