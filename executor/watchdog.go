@@ -124,4 +124,3 @@ func (w *watchdog) exited() (timedOut, cancelled bool) {
 	}
 	return w.timedOut, w.cancelled
 }
-
