@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/sbx-dev/sbx/internal/starttrace"
 )
 
 // On Linux the whole run is driven from the calling goroutine, locked to
@@ -91,7 +93,9 @@ func execute(ctx context.Context, cfg *config, path string, res *Result) (*Resul
 	start := time.Now()
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
+	starttrace.Mark("start")
 	cmd, p, ct, failed, err := startCommand(cfg, path, stdio, res)
+	starttrace.Mark("started")
 	if err != nil {
 		return nil, err
 	}
@@ -162,6 +166,7 @@ func execute(ctx context.Context, cfg *config, path string, res *Result) (*Resul
 		}
 	}()
 	cleanupErr, waitErr := lp.run()
+	starttrace.Mark("drained")
 	res.Duration = time.Since(start)
 	res.TimedOut, res.Cancelled = lp.timedOut, lp.cancelled
 
@@ -297,9 +302,11 @@ func (lp *loop) run() (cleanupErr, waitErr error) {
 				// The leader exited. What it left behind goes now; it is
 				// reaped only after that, so that its pid and process group
 				// cannot name anything else meanwhile.
+				starttrace.Mark("exited")
 				lp.exited = true
 				cleanupErr = lp.ct.cleanup()
 				waitErr = lp.reap()
+				starttrace.Mark("reaped")
 				// Whatever still holds the pipes is outside the command's
 				// containment (or the containment is degraded): drain for a
 				// bounded time only.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/sbx-dev/sbx/internal/starttrace"
 	"os"
 	"sync"
 	"syscall"
@@ -52,7 +53,9 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 	if cfg.Sandbox != nil {
 		res.Sandbox = cfg.Sandbox.Report()
 	}
+	starttrace.Mark("config")
 	path, code, reason := resolve(cfg.Argv[0], cfg.Env, cfg.Dir)
+	starttrace.Mark("resolved")
 	if code != 0 {
 		res.ExitCode, res.Error = code, reason
 		// The reason stands for what a sandbox helper would print on stderr.

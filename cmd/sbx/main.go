@@ -5,10 +5,12 @@ package main
 import (
 	"os"
 
+	"github.com/sbx-dev/sbx/internal/starttrace"
 	"github.com/sbx-dev/sbx/targets/landlock/launch"
 )
 
 func main() {
+	starttrace.Mark("main")
 	// The sandbox helper (sbx re-executed by itself as PID 1 of the
 	// command's namespaces) is dispatched before anything else: it must stay
 	// cheap, and must never parse sbx's flags.
@@ -17,5 +19,8 @@ func main() {
 	}
 	closeInheritedOnExec()
 	exitsAfterRun = true
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	code := run(os.Args[1:], os.Stdout, os.Stderr)
+	starttrace.Mark("exit")
+	starttrace.Flush()
+	os.Exit(code)
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/sbx-dev/sbx/executor"
+	"github.com/sbx-dev/sbx/internal/starttrace"
 	"github.com/sbx-dev/sbx/targets/landlock/launch"
 )
 
@@ -228,18 +229,22 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 		return reportFailure(stderr, runUsage, err)
 	}
 
+	starttrace.Mark("flags")
 	p, err := loadProfile(o.profile, o.artifact)
 	if err != nil {
 		return fail(err)
 	}
 	// The sandbox's init starts now, so that the kernel creates its
 	// namespaces while the profile is bound (launch.Prestart).
+	starttrace.Mark("profile")
 	defer prestart(p, o)()
+	starttrace.Mark("prestart")
 	// The sandbox is chosen here, from the profile, by the platform launcher.
 	sandbox, err := newSandbox(p, o)
 	if err != nil {
 		return fail(err)
 	}
+	starttrace.Mark("sandbox")
 	if o.dryRun {
 		return dryRun(p, sandbox, o, stdout, stderr)
 	}
@@ -247,6 +252,7 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "sbx: WARNING: profile %s applies NO sandbox: the command runs with all of your rights\n", p.name)
 	}
 	req, err := o.request(p, sandbox)
+	starttrace.Mark("request")
 	if err != nil {
 		return fail(err)
 	}
@@ -305,7 +311,9 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 			onStart(si)
 		}
 	}
+	starttrace.Mark("run")
 	res, runErr := executor.Run(ctx, req)
+	starttrace.Mark("ran")
 	close(stopWatch)
 	<-watchDone
 	if res == nil {

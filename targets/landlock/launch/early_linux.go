@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/sbx-dev/sbx/internal/starttrace"
 	"github.com/sbx-dev/sbx/targets/landlock"
 )
 
@@ -76,6 +77,7 @@ func (e *Early) adopt(spec *landlock.Spec) *Early {
 	setup := &childSetup{userns: e.userns, uid: unix.Geteuid(), gid: unix.Getegid(), setsid: true, pdeathsig: unix.SIGKILL, landlock: spec.ABI > 0}
 	p, err := compiled(func() (*program, error) { return compileInit(spec, setup) })
 	if err == nil {
+		starttrace.Mark("initcompiled")
 		err = e.h.sendInit(p)
 	}
 	if err != nil {

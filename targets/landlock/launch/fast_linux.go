@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sbx-dev/sbx/executor"
+	"github.com/sbx-dev/sbx/internal/starttrace"
 	"github.com/sbx-dev/sbx/targets/landlock"
 )
 
@@ -128,11 +129,14 @@ func (s *Sandbox) Spawn(cmd *exec.Cmd) (executor.Spawned, error) {
 	if setup.filter, err = buildFilter(spec.Seccomp); err != nil {
 		return fail(err)
 	}
+	starttrace.Mark("filter")
 	prog, err := compiled(func() (*program, error) { return compileCommand(&spec, setup, h.init) })
+	starttrace.Mark("compiled")
 	if err != nil {
 		return fail(err)
 	}
 	pid, pidfd, status, err := h.runCommand(prog)
+	starttrace.Mark("execd")
 	runtime.KeepAlive(cmd.Stdin)
 	runtime.KeepAlive(cmd.Stdout)
 	runtime.KeepAlive(cmd.Stderr)

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/sbx-dev/sbx/executor"
+	"github.com/sbx-dev/sbx/internal/starttrace"
 	"github.com/sbx-dev/sbx/ir"
 	"github.com/sbx-dev/sbx/targets/landlock"
 )
@@ -64,6 +65,7 @@ func New(plan *landlock.Plan, b ir.Bindings, o Options) (*Sandbox, error) {
 	if err != nil {
 		return nil, err
 	}
+	starttrace.Mark("bound")
 	if cwd := b[ir.AnchorCwd]; len(cwd) == 1 {
 		if err := landlock.CheckWritableCwd(spec, cwd[0]); err != nil {
 			return nil, err
