@@ -119,11 +119,22 @@ func execute(ctx context.Context, cfg *config, path string, res *Result) (*Resul
 	}
 
 	lp := &loop{
-		cfg:  cfg,
-		ct:   ct,
-		p:    p,
-		wake: wake,
-		d:    &delivery{cb: cfg.OnOutput, max: cfg.maxEvents},
+		cfg:     cfg,
+		ct:      ct,
+		p:       p,
+		cmd:     cmd,
+		wake:    wake,
+		d:       &delivery{cb: cfg.OnOutput, max: cfg.maxEvents},
+		endFD:   -1,
+		watchFD: -1,
+	}
+	lp.sr, _ = cfg.Sandbox.(SignalReporter)
+	// (Not with a cgroup: removing it waits for the launcher's exit.)
+	if er, ok := cfg.Sandbox.(EndReporter); ok && ct.k == ContainmentPIDNamespace {
+		lp.er, lp.endFD = er, er.EndFD(cmd)
+	}
+	if w, ok := cfg.Sandbox.(Watcher); ok {
+		lp.watchFD, lp.ready = w.Watch(cmd)
 	}
 	headTail := cfg.Retention == RetainHeadTail
 	// The loop closes the read ends (at EOF or when it gives up on them).
@@ -169,16 +180,25 @@ func execute(ctx context.Context, cfg *config, path string, res *Result) (*Resul
 	starttrace.Mark("drained")
 	res.Duration = time.Since(start)
 	res.TimedOut, res.Cancelled = lp.timedOut, lp.cancelled
-
-	if lp.reaped {
-		res.ExitCode, res.Signal = lp.code, lp.sig
-		// Asked whenever the launcher was reaped, so that the sandbox can
-		// release what the run held; used when the launcher exited.
-		if sr, ok := cfg.Sandbox.(SignalReporter); ok {
-			if sig := sr.ExitSignal(cmd); sig > 0 && res.Signal == 0 {
-				res.ExitCode, res.Signal = 128+sig, sig
+	if lp.reported {
+		// The launcher reported the end and is exiting (the kernel tears
+		// its namespaces down meanwhile): it is reaped in the background,
+		// and only then is the run released. The goroutine owns the pidfd.
+		fds.forget(p.pidfd)
+		sr := lp.sr
+		go func() {
+			reap(p)
+			if sr != nil {
+				sr.ExitSignal(cmd)
 			}
-		}
+			if p.pidfd >= 0 {
+				unix.Close(p.pidfd)
+			}
+		}()
+	}
+
+	if lp.reaped || lp.reported {
+		res.ExitCode, res.Signal = lp.code, lp.sig
 	} else if waitErr != nil {
 		cleanupErr = errors.Join(cleanupErr, fmt.Errorf("waiting for command: %w", waitErr))
 	}
@@ -205,7 +225,13 @@ type loop struct {
 	cfg     *config
 	ct      *linuxContainer
 	p       *process
+	cmd     *exec.Cmd
 	d       *delivery
+	sr      SignalReporter
+	er      EndReporter
+	endFD   int    // the EndReporter's descriptor, -1 when none or done
+	watchFD int    // the Watcher's descriptor, -1 when none or done
+	ready   func() // called when watchFD is readable
 	streams [2]pipeStream
 	wake    int // eventfd written on cancellation
 	exitFD  int // readable once the leader exited: its pidfd, or an eventfd
@@ -213,8 +239,9 @@ type loop struct {
 	null    int // /dev/null for splice, opened when first needed (0: not yet)
 
 	timedOut, cancelled bool
-	exited              bool // the leader exited (and was cleaned up)
-	reaped              bool
+	exited              bool // the leader exited, or reported the end (and was cleaned up)
+	reaped              bool // the leader was reaped here
+	reported            bool // the launcher reported the end (reaped later)
 	code, sig           int
 }
 
@@ -234,7 +261,7 @@ func (lp *loop) run() (cleanupErr, waitErr error) {
 		expire = time.Now().Add(lp.cfg.timeout)
 	}
 	graceKilled := false
-	var pfd [4]unix.PollFd
+	var pfd [6]unix.PollFd
 	// Most commands write little: reads start at OutputChunkSize and grow
 	// to readBufSize once a read fills the buffer.
 	lp.buf = make([]byte, OutputChunkSize)
@@ -244,13 +271,16 @@ func (lp *loop) run() (cleanupErr, waitErr error) {
 		}
 		pfd[0] = unix.PollFd{Fd: int32(lp.streams[Stdout].fd), Events: unix.POLLIN}
 		pfd[1] = unix.PollFd{Fd: int32(lp.streams[Stderr].fd), Events: unix.POLLIN}
-		pfd[2] = unix.PollFd{Fd: -1, Events: unix.POLLIN}
-		pfd[3] = unix.PollFd{Fd: -1, Events: unix.POLLIN}
+		for i := 2; i < len(pfd); i++ {
+			pfd[i] = unix.PollFd{Fd: -1, Events: unix.POLLIN}
+		}
 		if !lp.exited {
 			pfd[2].Fd = int32(lp.exitFD)
 			if !lp.timedOut && !lp.cancelled {
 				pfd[3].Fd = int32(lp.wake)
 			}
+			pfd[4].Fd = int32(lp.endFD)
+			pfd[5].Fd = int32(lp.watchFD)
 		}
 		// The nearest deadline bounds the wait.
 		var next time.Time
@@ -298,6 +328,28 @@ func (lp *loop) run() (cleanupErr, waitErr error) {
 					graceEnd = time.Now().Add(lp.cfg.grace)
 				}
 			}
+			if pfd[4].Revents != 0 && !lp.exited {
+				if st, ok := lp.er.End(lp.cmd); ok {
+					// Everything the command started is gone; the launcher
+					// is exiting.
+					starttrace.Mark("ended")
+					lp.exited, lp.reported = true, true
+					lp.code, lp.sig = waitCode(st)
+					cleanupErr = lp.ct.cleanup()
+					drainEnd = time.Now().Add(lp.cfg.drain)
+					continue
+				}
+				// No report: the launcher's own exit tells.
+				lp.endFD = -1
+			}
+			if pfd[5].Revents != 0 && !lp.exited {
+				lp.watchFD = -1
+				// POLLIN only: a seccomp listener without filtered tasks
+				// left reports POLLHUP, which is no notification.
+				if pfd[5].Revents&unix.POLLIN != 0 {
+					lp.ready()
+				}
+			}
 			if pfd[2].Revents != 0 && !lp.exited {
 				// The leader exited. What it left behind goes now; it is
 				// reaped only after that, so that its pid and process group
@@ -307,6 +359,14 @@ func (lp *loop) run() (cleanupErr, waitErr error) {
 				cleanupErr = lp.ct.cleanup()
 				waitErr = lp.reap()
 				starttrace.Mark("reaped")
+				// Asked whenever the launcher was reaped, so that the
+				// sandbox can release what the run held (what still holds
+				// the pipes, say) before they are drained.
+				if lp.sr != nil && lp.reaped {
+					if sig := lp.sr.ExitSignal(lp.cmd); sig > 0 && lp.sig == 0 {
+						lp.code, lp.sig = 128+sig, sig
+					}
+				}
 				// Whatever still holds the pipes is outside the command's
 				// containment (or the containment is degraded): drain for a
 				// bounded time only.
@@ -433,10 +493,16 @@ func reap(p *process) (code, sig int, err error) {
 	if err != nil {
 		return 0, 0, err
 	}
+	code, sig = waitCode(ws)
+	return code, sig, nil
+}
+
+// waitCode maps a wait status to the shell's exit code and the signal.
+func waitCode(ws syscall.WaitStatus) (code, sig int) {
 	if ws.Signaled() {
-		return 128 + int(ws.Signal()), int(ws.Signal()), nil
+		return 128 + int(ws.Signal()), int(ws.Signal())
 	}
-	return ws.ExitStatus(), 0, nil
+	return ws.ExitStatus(), 0
 }
 
 // waitExitedPID blocks until pid has exited, without reaping it.
@@ -567,6 +633,9 @@ func startCommand(cfg *config, path string, stdio [3]*os.File, res *Result) (*ex
 				waitExitedPID(p.pid)
 				c.cleanup()
 				reap(p)
+				if sr, ok := cfg.Sandbox.(SignalReporter); ok {
+					sr.ExitSignal(cmd) // releases the run
+				}
 				if p.pidfd >= 0 {
 					unix.Close(p.pidfd)
 				}

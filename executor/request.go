@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"syscall"
 	"time"
 )
 
@@ -203,6 +204,36 @@ type Enforcer interface {
 // killed, so that the sandbox can release what the run held.
 type SignalReporter interface {
 	ExitSignal(cmd *exec.Cmd) int
+}
+
+// EndReporter is optionally implemented by a Sandbox whose launcher stays
+// the leader of the command's containment (the init of its PID namespace)
+// and reports the command's end itself, once the command and everything it
+// started are gone and before the launcher exits (Linux). The executor
+// then does not wait for the launcher's own exit, in which the kernel
+// tears the sandbox's namespaces down: it reaps the launcher in the
+// background, and only then asks its SignalReporter (which releases the
+// run).
+type EndReporter interface {
+	// EndFD returns a descriptor of the run of cmd that becomes readable
+	// when the report has come or the launcher ended without one; -1 when
+	// there is none.
+	EndFD(cmd *exec.Cmd) int
+	// End returns the command's wait status (as wait4 reports it) once
+	// EndFD is readable; ok is false when the launcher ended without a
+	// report (it was killed, or failed), and its own exit then counts.
+	End(cmd *exec.Cmd) (status syscall.WaitStatus, ok bool)
+}
+
+// Watcher is optionally implemented by a Sandbox that must act while its
+// command runs (Linux). Right after the start, the executor asks it for a
+// descriptor to poll with the command's pipes; when that becomes readable
+// the executor calls ready, once, on the polling goroutine, and polls the
+// descriptor no more. fd -1: nothing to watch. The Landlock sandbox
+// watches its seccomp listener so and starts its supervisor on the
+// command's first notified system call.
+type Watcher interface {
+	Watch(cmd *exec.Cmd) (fd int, ready func())
 }
 
 // StartInfo describes a started command; it is passed to Request.OnStart.

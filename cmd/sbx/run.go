@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -205,6 +206,7 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 		defer func() {
 			<-sigReady
 			signal.Stop(sigs)
+			close(sigs) // ends the watcher (Stop guarantees no more sends)
 		}()
 	}
 	o, err := parseRunFlags(args)
@@ -249,7 +251,7 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 		return dryRun(p, sandbox, o, stdout, stderr)
 	}
 	if p.allowsNoSandbox && !o.json && ev == nil {
-		fmt.Fprintf(stderr, "sbx: WARNING: profile %s applies NO sandbox: the command runs with all of your rights\n", p.name)
+		io.WriteString(stderr, "sbx: WARNING: profile "+p.name+" applies NO sandbox: the command runs with all of your rights\n")
 	}
 	req, err := o.request(p, sandbox)
 	starttrace.Mark("request")
@@ -261,24 +263,21 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	// group, a short grace, then SIGKILL to whatever remains.
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var received syscall.Signal
-	stopWatch := make(chan struct{})
-	watchDone := make(chan struct{})
+	// The watcher records the first signal and cancels; Run's end is
+	// published without waiting for the watcher (a goroutine hand-off on
+	// the way out costs a thread wake-up).
+	var got atomic.Int32
+	var finished atomic.Bool
 	go func() {
-		select {
-		case s := <-sigs:
-			received = s.(syscall.Signal)
+		for s := range sigs {
+			if finished.Load() && exitsAfterRun {
+				// The command has ended and the handlers stay installed: a
+				// signal now ends sbx as it would without them (status
+				// 128+N).
+				os.Exit(128 + int(s.(syscall.Signal)))
+			}
+			got.CompareAndSwap(0, int32(s.(syscall.Signal)))
 			cancel()
-			close(watchDone)
-			return
-		case <-stopWatch:
-		}
-		close(watchDone)
-		if exitsAfterRun {
-			// The command has ended and the handlers stay installed: a
-			// signal now ends sbx as it would without them (status 128+N).
-			s := <-sigs
-			os.Exit(128 + int(s.(syscall.Signal)))
 		}
 	}()
 
@@ -314,8 +313,8 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	starttrace.Mark("run")
 	res, runErr := executor.Run(ctx, req)
 	starttrace.Mark("ran")
-	close(stopWatch)
-	<-watchDone
+	finished.Store(true)
+	received := syscall.Signal(got.Load())
 	if res == nil {
 		if received != 0 && errors.Is(runErr, context.Canceled) {
 			// Interrupted after the handlers were in place but before the

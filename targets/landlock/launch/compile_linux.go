@@ -27,8 +27,11 @@ type childSetup struct {
 	stdio      [3]int
 	ruleset    int
 	listenerTo int
-	filter     []unix.SockFilter
-	lastCap    int
+	// nsFDs sends the command's namespaces with the listener (see
+	// compileCommand).
+	nsFDs   bool
+	filter  []unix.SockFilter
+	lastCap int
 }
 
 // compileInit turns the spec into the init's part of the program:
@@ -115,12 +118,14 @@ func compileCommand(s *landlock.Spec, c *childSetup, init *program) (*program, e
 	}
 	// Everything below runs in the command's process (see startInit).
 	p.call("starting the command's process", nrForkCommand)
-	// The supervisor joins the command's namespaces with these (sent with
-	// the listener): a process may always open its own, while setns with
-	// the init's pidfd would need ptrace access to the init, which is not
-	// dumpable.
+	// The supervisor joins the sandbox's namespaces through the init's
+	// pidfd (setns), which needs ptrace access to the init. Without
+	// Landlock the init is not dumpable (its memory is sbx's), and an
+	// unprivileged sbx then has no such access: the command's process sends
+	// its namespaces with the listener instead (a process may always open
+	// its own).
 	var nsSlots []int8
-	if listenerTo != noSlot {
+	if listenerTo != noSlot && c.nsFDs {
 		names := []string{"mnt", "ipc"}
 		if c.userns {
 			names = append(names, "user")

@@ -64,6 +64,7 @@ func (s *Sandbox) Spawn(cmd *exec.Cmd) (executor.Spawned, error) {
 		listenerTo: -1,
 		lastCap:    s.lastCap,
 	}
+	setup.nsFDs = setup.userns && !setup.landlock
 	flags := uint64(sys.Cloneflags) | unix.CLONE_NEWNS | unix.CLONE_NEWIPC
 	cg := -1
 	if sys.UseCgroupFD {
@@ -156,25 +157,25 @@ func (s *Sandbox) Spawn(cmd *exec.Cmd) (executor.Spawned, error) {
 		}
 		return none, fmt.Errorf("%w: %v", executor.ErrSandbox, err)
 	}
-	// The executor owns the init's pidfd; the supervisor's watcher uses a
-	// duplicate.
+	// The executor owns the init's pidfd; the supervisor uses a duplicate.
 	proc := executor.Spawned{Pid: pid, Pidfd: pidfd}
-	s.status.Store(cmd, status)
+	run := &runState{f: status}
+	s.status.Store(cmd, run)
 	if !spec.Seccomp.NeedsSupervisor() {
 		return proc, nil
 	}
-	// The command's process sent its seccomp listener and its mount, IPC
-	// (and user) namespaces before it exec'd.
-	want := 3
-	if setup.userns {
+	// The command's process sent its seccomp listener (and, with nsFDs,
+	// its mount, IPC and user namespaces) before it exec'd. On a failure
+	// the command is killed: without its supervisor it would hang on its
+	// first creation call. The run stays registered: the executor reaps
+	// the init and releases it (ExitSignal).
+	want := 1
+	if setup.nsFDs {
 		want = 4
 	}
 	fds, err := recvFDs(sock[0], want)
 	if err != nil {
-		// Without its supervisor the command would hang on its first
-		// creation call: kill it (the namespace goes with it).
 		unix.PidfdSendSignal(pidfd, unix.SIGKILL, nil, 0)
-		s.dropStatus(cmd)
 		return proc, fmt.Errorf("%w: receiving the seccomp listener: %v", executor.ErrSandbox, err)
 	}
 	// The supervisor's child places these on 3, 4, 5 and 0-2: keep them
@@ -192,22 +193,90 @@ func (s *Sandbox) Spawn(cmd *exec.Cmd) (executor.Spawned, error) {
 		return n
 	}
 	l := &lazySupervisor{spec: &spec, userns: setup.userns, pidfd: high(pidfd), listener: high(fds[0]), ruleset: high(setup.ruleset), stderr: high(setup.stdio[2]),
-		nsMnt: high(fds[1]), nsIPC: high(fds[2]), nsUser: -1}
-	if setup.userns {
-		l.nsUser = high(fds[3])
+		nsMnt: -1, nsIPC: -1, nsUser: -1}
+	if setup.nsFDs {
+		l.nsMnt, l.nsIPC, l.nsUser = high(fds[1]), high(fds[2]), high(fds[3])
 	}
 	for _, fd := range fds {
 		unix.Close(fd)
 	}
+	run.sup = l
 	if l.pidfd < 0 || l.listener < 0 || l.stderr < 0 || (setup.ruleset >= 0) != (l.ruleset >= 0) ||
-		l.nsMnt < 0 || l.nsIPC < 0 || setup.userns != (l.nsUser >= 0) {
+		setup.nsFDs && (l.nsMnt < 0 || l.nsIPC < 0 || l.nsUser < 0) {
 		unix.PidfdSendSignal(pidfd, unix.SIGKILL, nil, 0)
-		l.close()
-		s.dropStatus(cmd)
 		return proc, fmt.Errorf("%w: duplicating the supervisor's descriptors failed: %v", executor.ErrSandbox, dupErr)
 	}
-	go l.run()
 	return proc, nil
+}
+
+// runState is what a run started by Spawn holds until it is released
+// (ExitSignal, once its init was reaped).
+type runState struct {
+	f   *initFile
+	sup *lazySupervisor // nil without a supervisor
+	// ended is set once the init's end report was read (End); status is
+	// the command's wait status it carried.
+	ended  bool
+	status uint32
+}
+
+// Watch returns the run's seccomp listener (executor.Watcher): the
+// supervisor starts, in a goroutine of its own, when the command makes its
+// first notified system call; a command that makes none never pays for it.
+func (s *Sandbox) Watch(cmd *exec.Cmd) (int, func()) {
+	v, ok := s.status.Load(cmd)
+	if !ok || v.(*runState).sup == nil {
+		return -1, nil
+	}
+	l := v.(*runState).sup
+	return l.listener, func() {
+		l.started = true
+		go l.run()
+	}
+}
+
+// EndFD returns the read end of the run's status pipe
+// (executor.EndReporter): the init's end report arrives there.
+func (s *Sandbox) EndFD(cmd *exec.Cmd) int {
+	v, ok := s.status.Load(cmd)
+	if !ok {
+		return -1
+	}
+	return int(v.(*runState).f.Fd())
+}
+
+// End reads the init's end report (executor.EndReporter). With it, what
+// the run holds that keeps the command's pipes open (the descriptors of a
+// supervisor that never started) is released at once; the rest only once
+// the init was reaped (ExitSignal): until then it may run on its stack.
+func (s *Sandbox) End(cmd *exec.Cmd) (syscall.WaitStatus, bool) {
+	v, ok := s.status.Load(cmd)
+	if !ok {
+		return 0, false
+	}
+	run := v.(*runState)
+	if !run.readEnd() {
+		return 0, false
+	}
+	if run.sup != nil && !run.sup.started {
+		run.sup.close()
+	}
+	return syscall.WaitStatus(run.status), true
+}
+
+// readEnd reads the init's end report, if not done yet, and reports
+// whether it has one.
+func (r *runState) readEnd() bool {
+	if r.ended {
+		return true
+	}
+	var rep endReport
+	n, _ := r.f.Read(unsafe.Slice((*byte)(unsafe.Pointer(&rep)), unsafe.Sizeof(rep)))
+	if n != int(unsafe.Sizeof(rep)) || rep.magic != endMagic {
+		return false
+	}
+	r.ended, r.status = true, rep.status
+	return true
 }
 
 // cloneError maps a failure of startInit: an errno of clone3 that means
@@ -259,30 +328,25 @@ func recvFDs(sock int, want int) ([]int, error) {
 type lazySupervisor struct {
 	spec     *landlock.Spec
 	userns   bool
-	pidfd    int // the command (PID 1 of the sandbox)
+	pidfd    int // the init (PID 1 of the sandbox)
 	listener int
 	ruleset  int
 	stderr   int
-	// nsMnt, nsIPC and nsUser (-1 without a user namespace) are the
-	// command's namespaces, which the supervisor joins.
+	// nsMnt, nsIPC and nsUser are the command's namespaces, which the
+	// supervisor joins, when it cannot join the init's through its pidfd
+	// (childSetup.nsFDs); -1 otherwise.
 	nsMnt, nsIPC, nsUser int
+	// started is set when the executor saw the first notification and
+	// started run (on its goroutine: no lock needed).
+	started bool
 }
 
-// run waits until the listener has a notification or the command exited.
-// Until a notification comes it holds no thread: both descriptors wait in
-// the runtime's poller.
+// run starts the supervisor for the notification pending on the listener
+// and ends it with the command. It owns the descriptors.
 func (l *lazySupervisor) run() {
 	defer l.close()
 	exited, stopExit := readable(l.pidfd)
 	defer stopExit()
-	notified, stopNotif := readable(l.listener)
-	select {
-	case <-exited:
-		stopNotif()
-		return // the command (and with it the namespace) is gone
-	case <-notified:
-	}
-	stopNotif()
 	// The listener goes to the supervisor as it was created (blocking).
 	unix.SetNonblock(l.listener, false)
 	// The supervisor's parent-death signal follows the thread that starts
@@ -376,10 +440,12 @@ func readable(fd int) (ready <-chan struct{}, stop func()) {
 // highFD is the lowest descriptor number the supervisor's sources use.
 const highFD = 16
 
+// close closes the supervisor's descriptors; it may be called again.
 func (l *lazySupervisor) close() {
-	for _, fd := range []int{l.listener, l.pidfd, l.ruleset, l.stderr, l.nsMnt, l.nsIPC, l.nsUser} {
-		if fd >= 0 {
-			unix.Close(fd)
+	for _, fd := range []*int{&l.listener, &l.pidfd, &l.ruleset, &l.stderr, &l.nsMnt, &l.nsIPC, &l.nsUser} {
+		if *fd >= 0 {
+			unix.Close(*fd)
+			*fd = -1
 		}
 	}
 }
@@ -401,13 +467,22 @@ func (l *lazySupervisor) start() (*os.Process, error) {
 	// (an O_CREAT open of /dev/tty it performs must fail as the command's
 	// own open would).
 	p.call("setsid", unix.SYS_SETSID)
-	if l.nsUser >= 0 {
+	if l.nsMnt >= 0 {
 		// First: the other two need capabilities in the command's user
 		// namespace, which joining it gives (sbx's uid owns it).
 		p.call("setns into the sandbox's user namespace", unix.SYS_SETNS, uintptr(l.nsUser), unix.CLONE_NEWUSER)
+		p.call("setns into the sandbox's mount namespace", unix.SYS_SETNS, uintptr(l.nsMnt), unix.CLONE_NEWNS)
+		p.call("setns into the sandbox's IPC namespace", unix.SYS_SETNS, uintptr(l.nsIPC), unix.CLONE_NEWIPC)
+	} else {
+		// The init's namespaces are the command's (seccomp keeps the
+		// command from creating others). With a pidfd, setns joins them
+		// together, the user namespace first.
+		flags := uintptr(unix.CLONE_NEWNS | unix.CLONE_NEWIPC)
+		if l.userns {
+			flags |= unix.CLONE_NEWUSER
+		}
+		p.call("setns into the sandbox's namespaces", unix.SYS_SETNS, uintptr(l.pidfd), flags)
 	}
-	p.call("setns into the sandbox's mount namespace", unix.SYS_SETNS, uintptr(l.nsMnt), unix.CLONE_NEWNS)
-	p.call("setns into the sandbox's IPC namespace", unix.SYS_SETNS, uintptr(l.nsIPC), unix.CLONE_NEWIPC)
 	if l.userns {
 		// The supervisor is not root in the user namespace, so execve
 		// would clear the capabilities setns gave it: it keeps, as ambient
@@ -455,28 +530,25 @@ func (l *lazySupervisor) start() (*os.Process, error) {
 
 // ExitSignal returns the signal the command run by cmd died of, as its
 // init reported it, or 0 (executor.SignalReporter: the init itself exits
-// with 128+N). It releases the run's status pipe and the init's stack;
-// call it once, after the init was reaped.
+// with 128+N). It releases the run: its status pipe, the descriptors of a
+// supervisor that never started and the init's stack. Call it once, after
+// the init was reaped.
 func (s *Sandbox) ExitSignal(cmd *exec.Cmd) int {
 	v, ok := s.status.LoadAndDelete(cmd)
 	if !ok {
 		return 0
 	}
-	f := v.(*initFile)
-	defer f.release()
-	// The init has exited: the read returns its one byte, or EOF.
-	var b [1]byte
-	if n, _ := f.Read(b[:]); n == 1 {
-		return int(b[0])
+	run := v.(*runState)
+	defer run.f.release()
+	if run.sup != nil && !run.sup.started {
+		run.sup.close()
+	}
+	// The init has exited: its report is there, or EOF.
+	if !run.readEnd() {
+		return 0
+	}
+	if ws := syscall.WaitStatus(run.status); ws.Signaled() {
+		return int(ws.Signal())
 	}
 	return 0
-}
-
-// dropStatus releases the status pipe of a run that failed after its init
-// started; the executor kills and reaps the init. Its stack stays mapped
-// (the init may still run on it until then): a rare error path's leak.
-func (s *Sandbox) dropStatus(cmd *exec.Cmd) {
-	if v, ok := s.status.LoadAndDelete(cmd); ok {
-		v.(*initFile).File.Close()
-	}
 }

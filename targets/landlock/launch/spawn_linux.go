@@ -377,9 +377,11 @@ func forkRun(args *cloneArgs, first *insn, n int, status *childStatus) (pid uint
 // (kill -TERM $$, abort), which PID 1 would not. The init reads EOF, and
 // exits, when sbx closes the socket first (abort) or dies.
 //
-// The handle's status file is read once the command runs: a signal the
-// command died of arrives there as one byte before the init exits with
-// 128+N (an init cannot die of the command's signal).
+// The handle's status file carries, once the command runs, the init's end
+// report (endReport): the command's wait status, written once the command
+// and everything it started are gone, before the init exits with the
+// command's code, or 128+N when it died of signal N (an init cannot die of
+// the command's signal).
 func startInit(flags uint64, cgroupFD int) (*initHandle, error) {
 	var pipe [2]int
 	if err := unix.Pipe2(pipe[:], unix.O_CLOEXEC); err != nil {
@@ -404,13 +406,11 @@ func startInit(flags uint64, cgroupFD int) (*initHandle, error) {
 		return nil, fmt.Errorf("pidfd_open(sbx): %w", err)
 	}
 	unix.CloseOnExec(self)
-	stack, err := unix.Mmap(-1, 0, initStackSize, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_STACK)
-	if err != nil {
-		for _, fd := range []int{pipe[0], pipe[1], ctl[0], ctl[1], self} {
-			unix.Close(fd)
-		}
-		return nil, fmt.Errorf("the init's stack: %w", err)
-	}
+	// The init's stack is Go memory (pointer-free, so never scanned), kept
+	// alive by the handle until the init has been reaped. Unlike an mmap'd
+	// stack it needs no munmap, whose TLB shootdown interrupts every CPU
+	// running sbx's threads.
+	stack := make([]byte, initStackSize)
 	// The kernel writes the pidfd at an address taken here, before calls
 	// that may move this goroutine's stack: the slot and clone_args must
 	// be on the heap (f holds them; a uintptr alone does not make them
@@ -474,7 +474,6 @@ func startInit(flags uint64, cgroupFD int) (*initHandle, error) {
 	if errno != 0 {
 		unix.Close(pipe[0])
 		unix.Close(ctl[0])
-		unix.Munmap(stack)
 		return nil, syscall.Errno(errno)
 	}
 	f.File = os.NewFile(uintptr(pipe[0]), "sbx-init-status")
@@ -644,16 +643,12 @@ type initFile struct {
 	pidfd    *int32
 }
 
-// release closes the pipe and unmaps the init's stack. Only once the init
-// has been reaped: until then it may still run on that stack, and sbx must
-// not reuse the addresses.
+// release closes the pipe and lets the init's stack and the memory it
+// read go. Only once the init has been reaped: until then it may still run
+// on that stack, which must not be freed.
 func (f *initFile) release() {
 	f.File.Close()
-	if f.stack != nil {
-		unix.Munmap(f.stack)
-		f.stack = nil
-	}
-	f.args, f.initProg, f.prog, f.cargs = nil, nil, nil, nil
+	f.stack, f.args, f.initProg, f.prog, f.cargs = nil, nil, nil, nil, nil
 }
 
 // rawCloneInit is clone3 with a stack of its own for the child, which calls
@@ -665,7 +660,10 @@ func rawCloneInit(args, size, arg uintptr) (r1, errno uintptr)
 type initArgs struct {
 	parts [2]progPart // the init's part, the command's part
 	// st is the failed step, reported on the status pipe (pipeW).
-	st    childStatus
+	st childStatus
+	// end is the final report (see initMain), written on the status pipe
+	// once the command and everything it started are gone.
+	end   endReport
 	pipeW int
 	pipeR int // sbx's end: the init closes its copy
 	// sbx is a pidfd of sbx, watched while the init waits (see startInit).
@@ -691,6 +689,15 @@ type initArgs struct {
 	resetSignals bool
 	slots        [maxSlots]uintptr
 }
+
+// endReport is the init's last word: the command's wait status.
+type endReport struct {
+	magic  uint32
+	status uint32
+}
+
+// endMagic marks an endReport.
+const endMagic = 0x5b78e9d0
 
 // progPart is one part of the init's program, in sbx's memory.
 type progPart struct {
@@ -771,6 +778,7 @@ func initMain(a *initArgs) {
 		failed  bool // a step failed
 		part    int
 		ws      uint32
+		ws2     uint32
 		sig     [1]byte
 		mask    uint64    // SIGCHLD, SIGTERM, SIGINT, SIGHUP
 		sfd     uintptr   // their signalfd
@@ -948,12 +956,26 @@ func initMain(a *initArgs) {
 			if r != cmd {
 				continue // an orphan of the namespace
 			}
+			// The command ended, and so does everything else in the
+			// namespace: killed (kill(-1) from the init reaches every
+			// other process of its namespace, and one that was being
+			// forked then is caught by the next round) and reaped (every
+			// orphan is the init's child) until none is left. Then the
+			// end is reported to sbx, which need not wait for the init's
+			// own exit, where the kernel tears the namespaces down.
+			for {
+				syscall.RawSyscall(unix.SYS_KILL, ^uintptr(0), uintptr(unix.SIGKILL), 0)
+				_, _, e = syscall.RawSyscall6(unix.SYS_WAIT4, ^uintptr(0), uintptr(unsafe.Pointer(&ws2)), unix.WALL, 0, 0, 0)
+				if e != 0 && e != syscall.EINTR {
+					break // ECHILD: nothing is left
+				}
+			}
+			a.end = endReport{magic: endMagic, status: ws}
+			syscall.RawSyscall(unix.SYS_WRITE, pipeW, uintptr(unsafe.Pointer(&a.end)), unsafe.Sizeof(a.end))
 			if ws&0x7f == 0 {
 				syscall.RawSyscall(unix.SYS_EXIT_GROUP, uintptr((ws>>8)&0xff), 0, 0)
 			}
-			sig[0] = byte(ws & 0x7f)
-			syscall.RawSyscall(unix.SYS_WRITE, pipeW, uintptr(unsafe.Pointer(&sig[0])), 1)
-			syscall.RawSyscall(unix.SYS_EXIT_GROUP, 128+uintptr(sig[0]), 0, 0)
+			syscall.RawSyscall(unix.SYS_EXIT_GROUP, 128+uintptr(ws&0x7f), 0, 0)
 		}
 		r, _, e = syscall.RawSyscall(unix.SYS_READ, sfd, uintptr(unsafe.Pointer(&info[0])), uintptr(len(info)))
 		if e != 0 || r != uintptr(len(info)) {
