@@ -217,6 +217,16 @@ func execute(ctx context.Context, cfg *config, path string, res *Result) (*Resul
 	return res, nil
 }
 
+// cancelled reports whether the descriptor of Request.CancelFD is readable.
+func cancelled(fd int) bool {
+	if fd <= 0 {
+		return false
+	}
+	p := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	n, err := unix.Poll(p, 0)
+	return err == nil && n > 0 && p[0].Revents != 0
+}
+
 // eventOne is the eventfd increment that wakes the loop.
 var eventOne = [8]byte{1}
 
@@ -261,7 +271,7 @@ func (lp *loop) run() (cleanupErr, waitErr error) {
 		expire = time.Now().Add(lp.cfg.timeout)
 	}
 	graceKilled := false
-	var pfd [6]unix.PollFd
+	var pfd [7]unix.PollFd
 	// Most commands write little: reads start at OutputChunkSize and grow
 	// to readBufSize once a read fills the buffer.
 	lp.buf = make([]byte, OutputChunkSize)
@@ -278,6 +288,9 @@ func (lp *loop) run() (cleanupErr, waitErr error) {
 			pfd[2].Fd = int32(lp.exitFD)
 			if !lp.timedOut && !lp.cancelled {
 				pfd[3].Fd = int32(lp.wake)
+				if lp.cfg.CancelFD > 0 {
+					pfd[6].Fd = int32(lp.cfg.CancelFD)
+				}
 			}
 			pfd[4].Fd = int32(lp.endFD)
 			pfd[5].Fd = int32(lp.watchFD)
@@ -319,9 +332,11 @@ func (lp *loop) run() (cleanupErr, waitErr error) {
 					lp.drain(&lp.streams[i])
 				}
 			}
-			if pfd[3].Revents != 0 {
-				var b [8]byte
-				unix.Read(lp.wake, b[:])
+			if pfd[3].Revents != 0 || pfd[6].Revents != 0 {
+				if pfd[3].Revents != 0 {
+					var b [8]byte
+					unix.Read(lp.wake, b[:])
+				}
 				if !lp.exited && !lp.timedOut && !lp.cancelled {
 					lp.cancelled = true
 					lp.ct.terminate()

@@ -337,6 +337,9 @@ func startCommand(cfg *config, path string, stdin, stdout, stderr *os.File, res 
 	return nil, nil, nil, fmt.Errorf("%w: %s; %s", ErrNoContainment, strings.Join(reasons, "; "), noContainmentHint(cfg))
 }
 
+// cancelled reports false: Request.CancelFD is Linux only.
+func cancelled(int) bool { return false }
+
 // discard would drain the rest of the pipe without copying it; it reports
 // false (not used) on this platform, and the reader keeps reading.
 func (r *reader) discard() bool { return false }

@@ -66,6 +66,9 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("not started: %w", err)
 	}
+	if cancelled(cfg.CancelFD) {
+		return nil, fmt.Errorf("not started: %w", context.Canceled)
+	}
 	return execute(ctx, cfg, path, res)
 }
 

@@ -296,6 +296,13 @@ type Request struct {
 	// available instead of failing with ErrNoContainment.
 	AllowDegraded bool
 
+	// CancelFD, when positive, is a descriptor (Linux) whose readability
+	// cancels the run as cancelling ctx does: the executor polls it with
+	// the command's pipes and never reads it. It lets a signal handler
+	// cancel a run by writing to a pipe, with no goroutine in between
+	// (sbx run does so). Elsewhere it is ignored.
+	CancelFD int
+
 	// DrainTimeout bounds draining the pipes after the command ended
 	// (zero means DefaultDrainTimeout).
 	DrainTimeout time.Duration

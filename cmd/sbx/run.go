@@ -187,17 +187,27 @@ var exitsAfterRun bool
 
 // runCommand implements "sbx run".
 func runCommand(args []string, stdout, stderr io.Writer) int {
-	// SIGINT, SIGTERM and SIGHUP cancel the command (below). signal.Notify
-	// costs a synchronous round trip to a runtime thread per signal (up to
-	// ≈0.4 ms of start-up), so it starts first and runs concurrently with
-	// parsing the flags, loading the profile, building the request and
-	// starting the command (see OnStart below).
+	// SIGINT, SIGTERM and SIGHUP cancel the command (below). sbx's main
+	// catches them with a signal pipe where it can (sigpipe_linux_amd64.go):
+	// the executor polls it. Otherwise (and in tests, which go on after a
+	// run) signal.Notify does, which costs a synchronous round trip to a
+	// runtime thread per signal: it starts first and runs concurrently
+	// with parsing the flags, loading the profile, building the request
+	// and starting the command (see OnStart below).
 	sigs := make(chan os.Signal, 1)
 	sigReady := make(chan struct{})
-	go func() {
-		signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	var sp *sigpipe
+	if exitsAfterRun {
+		sp, _ = fastSignals()
+	}
+	if sp != nil {
 		close(sigReady)
-	}()
+	} else {
+		go func() {
+			signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+			close(sigReady)
+		}()
+	}
 	// Removing the handlers is another round trip per signal: sbx's main
 	// skips it, as the process exits right after (a signal that arrives
 	// after the command ended then exits with 128+N, below); callers that
@@ -263,23 +273,17 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	// group, a short grace, then SIGKILL to whatever remains.
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	if sp != nil {
+		req.CancelFD = sp.r
+	}
 	// The watcher records the first signal and cancels; Run's end is
 	// published without waiting for the watcher (a goroutine hand-off on
 	// the way out costs a thread wake-up).
 	var got atomic.Int32
 	var finished atomic.Bool
-	go func() {
-		for s := range sigs {
-			if finished.Load() && exitsAfterRun {
-				// The command has ended and the handlers stay installed: a
-				// signal now ends sbx as it would without them (status
-				// 128+N).
-				os.Exit(128 + int(s.(syscall.Signal)))
-			}
-			got.CompareAndSwap(0, int32(s.(syscall.Signal)))
-			cancel()
-		}
-	}()
+	if sp == nil {
+		go watchSignals(sigs, &got, &finished, cancel)
+	}
 
 	switch {
 	case o.json:
@@ -315,6 +319,9 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	starttrace.Mark("ran")
 	finished.Store(true)
 	received := syscall.Signal(got.Load())
+	if sp != nil {
+		received = sp.caught()
+	}
 	if res == nil {
 		if received != 0 && errors.Is(runErr, context.Canceled) {
 			// Interrupted after the handlers were in place but before the
@@ -343,10 +350,25 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "sbx: %v\n", runErr)
 		return exitFailure
 	}
-	if res.Cancelled && received != 0 {
+	// A signal that arrived after the command ended (the signal pipe holds
+	// it) ends sbx with 128+N too, as it would without a handler.
+	if received != 0 && (res.Cancelled || sp != nil) {
 		return 128 + int(received)
 	}
 	return res.ExitCode
+}
+
+// watchSignals records the first signal sbx gets and cancels the run.
+// Once the run has finished (and sbx exits after it), a signal ends sbx
+// as it would without handlers (status 128+N).
+func watchSignals(sigs <-chan os.Signal, got *atomic.Int32, finished *atomic.Bool, cancel func()) {
+	for s := range sigs {
+		if finished.Load() && exitsAfterRun {
+			os.Exit(128 + int(s.(syscall.Signal)))
+		}
+		got.CompareAndSwap(0, int32(s.(syscall.Signal)))
+		cancel()
+	}
 }
 
 // statusLine is the one line sbx prints on stderr in terminal mode, or "".

@@ -76,8 +76,8 @@ func compileInit(s *landlock.Spec, c *childSetup) (*program, error) {
 	// the path.
 	for _, a := range s.Absent {
 		fd := p.slot()
-		p.call("checking that "+a+" is still missing", unix.SYS_OPENAT, atFdcwdU, p.str(a), unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC).into(fd).tolerate(unix.ENOENT, 1)
-		p.call(a+" was created after the profile was bound (bind it again: a new sandbox)", unix.SYS_CLOSE, ^uintptr(0))
+		p.call3("checking that ", a, " is still missing", unix.SYS_OPENAT, atFdcwdU, p.str(a), unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC).into(fd).tolerate(unix.ENOENT, 1)
+		p.call3(a, " was created after the profile was bound (bind it again: a new sandbox)", "", unix.SYS_CLOSE, ^uintptr(0))
 		p.free = append(p.free, fd) // never open past this point
 	}
 	if len(s.Mounts) > 0 {
@@ -132,12 +132,12 @@ func compileCommand(s *landlock.Spec, c *childSetup, init *program) (*program, e
 		}
 		for _, name := range names {
 			ns := p.slot()
-			p.call("opening /proc/self/ns/"+name, unix.SYS_OPENAT, atFdcwdU, p.str("/proc/self/ns/"+name), unix.O_RDONLY|unix.O_CLOEXEC).into(ns)
+			p.call3("opening /proc/self/ns/", name, "", unix.SYS_OPENAT, atFdcwdU, p.str("/proc/self/ns/"+name), unix.O_RDONLY|unix.O_CLOEXEC).into(ns)
 			nsSlots = append(nsSlots, ns)
 		}
 	}
 	if s.Cwd != "" {
-		p.call("entering the working directory "+s.Cwd, unix.SYS_CHDIR, p.str(s.Cwd))
+		p.call3("entering the working directory ", s.Cwd, "", unix.SYS_CHDIR, p.str(s.Cwd))
 	}
 	if ruleset != noSlot {
 		compileRules(p, s, ruleset)
@@ -197,17 +197,17 @@ func compileCommand(s *landlock.Spec, c *childSetup, init *program) (*program, e
 	if strings.IndexByte(s.Path, 0) >= 0 {
 		return nil, fmt.Errorf("the command path contains a NUL byte")
 	}
-	p.call("execve "+s.Path, unix.SYS_EXECVE, p.str(s.Path), argv, envv)
+	p.call3("execve ", s.Path, "", unix.SYS_EXECVE, p.str(s.Path), argv, envv)
 	return p, nil
 }
 
 // writeFile writes content to an existing file in one write.
 func writeFile(p *program, name, content string) {
 	fd := p.slot()
-	p.call("open "+name, unix.SYS_OPENAT, atFdcwdU, p.str(name), unix.O_WRONLY|unix.O_CLOEXEC).into(fd)
+	p.call3("open ", name, "", unix.SYS_OPENAT, atFdcwdU, p.str(name), unix.O_WRONLY|unix.O_CLOEXEC).into(fd)
 	b := []byte(content)
 	p.keep = append(p.keep, b)
-	p.call("write "+name, unix.SYS_WRITE, 0, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b))).from(0, fd)
+	p.call3("write ", name, "", unix.SYS_WRITE, 0, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b))).from(0, fd)
 	p.closeSlot(fd)
 }
 
@@ -253,7 +253,7 @@ func sendFDs(p *program, sock int8, ss []int8) {
 func compileCapDrop(p *program, lastCap int) {
 	p.call("prctl(PR_SET_SECUREBITS)", unix.SYS_PRCTL, unix.PR_SET_SECUREBITS, secureBits)
 	for c := 0; c <= lastCap; c++ {
-		p.call("prctl(PR_CAPBSET_DROP, "+strconv.Itoa(c)+")", unix.SYS_PRCTL, unix.PR_CAPBSET_DROP, uintptr(c))
+		p.call3("prctl(PR_CAPBSET_DROP, ", strconv.Itoa(c), ")", unix.SYS_PRCTL, unix.PR_CAPBSET_DROP, uintptr(c))
 	}
 	p.call("prctl(PR_CAP_AMBIENT_CLEAR_ALL)", unix.SYS_PRCTL, unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL).tolerate(unix.EINVAL, 0)
 	hdr := &unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
@@ -316,7 +316,7 @@ func compileRules(p *program, s *landlock.Spec, rfd int8) {
 			flags |= unix.O_NOFOLLOW
 		}
 		fd := p.slot()
-		p.call("opening "+g.Path+" for a Landlock rule", unix.SYS_OPENAT, atFdcwdU, p.str(g.Path), flags).into(fd).tolerate(unix.ENOENT, 2)
+		p.call3("opening ", g.Path, " for a Landlock rule", unix.SYS_OPENAT, atFdcwdU, p.str(g.Path), flags).into(fd).tolerate(unix.ENOENT, 2)
 		pb := &pathBeneathAttr{allowedAccess: uint64(rights)}
 		in := p.callf(func() string { return fmt.Sprintf("landlock_add_rule(%s, %s)", g.Path, rights) }, unix.SYS_LANDLOCK_ADD_RULE, 0, ruleTypePathBeneath, p.mem(pb, unsafe.Pointer(pb)), 0).from(0, rfd)
 		in.patchAddr, in.patchSlot = unsafe.Pointer(&pb.parentFd), fd
@@ -324,7 +324,7 @@ func compileRules(p *program, s *landlock.Spec, rfd int8) {
 	}
 	for _, port := range s.Ports {
 		np := &netPortAttr{allowedAccess: uint64(port.Rights), port: uint64(port.Port)}
-		p.call("landlock_add_rule(port "+strconv.Itoa(int(port.Port))+")", unix.SYS_LANDLOCK_ADD_RULE, 0, ruleTypeNetPort, p.mem(np, unsafe.Pointer(np)), 0).from(0, rfd)
+		p.call3("landlock_add_rule(port ", strconv.Itoa(int(port.Port)), ")", unix.SYS_LANDLOCK_ADD_RULE, 0, ruleTypeNetPort, p.mem(np, unsafe.Pointer(np)), 0).from(0, rfd)
 	}
 }
 
@@ -362,7 +362,7 @@ func compileMounts(p *program, s *landlock.Spec) error {
 		}
 		at := resolveNoSymlinks(p, op.Path)
 		c := p.slot()
-		p.call("cloning writable "+op.Path, unix.SYS_OPEN_TREE, 0, p.str(""), unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE|unix.AT_EMPTY_PATH).from(0, at).into(c)
+		p.call3("cloning writable ", op.Path, "", unix.SYS_OPEN_TREE, 0, p.str(""), unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE|unix.AT_EMPTY_PATH).from(0, at).into(c)
 		p.closeSlot(at)
 		clones[op.Path] = c
 	}
@@ -407,7 +407,7 @@ func compileMounts(p *program, s *landlock.Spec) error {
 					name = "d"
 				}
 				c := p.slot()
-				p.call(what+": cloning the mask", unix.SYS_OPEN_TREE, 0, p.str(name), unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC).from(0, maskSrc).into(c)
+				p.call3(what, ": cloning the mask", "", unix.SYS_OPEN_TREE, 0, p.str(name), unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC).from(0, maskSrc).into(c)
 				p.call(what, unix.SYS_MOVE_MOUNT, 0, p.str(""), atFdcwdU, p.str(op.Path), unix.MOVE_MOUNT_F_EMPTY_PATH).from(0, c)
 				p.closeSlot(c)
 				continue
@@ -453,7 +453,7 @@ func resolveNoSymlinks(p *program, path string) int8 {
 func openNoSymlinks(p *program, path string, flags uint64) int8 {
 	how := &unix.OpenHow{Flags: unix.O_PATH | unix.O_CLOEXEC | flags, Resolve: unix.RESOLVE_NO_SYMLINKS}
 	at := p.slot()
-	p.call("resolving "+path+" without symlinks (a symlink on the way: the path changed since the profile was bound, or is not canonical)",
+	p.call3("resolving ", path, " without symlinks (a symlink on the way: the path changed since the profile was bound, or is not canonical)",
 		unix.SYS_OPENAT2, atFdcwdU, p.str(path), p.mem(how, unsafe.Pointer(how)), unsafe.Sizeof(*how)).into(at)
 	return at
 }
@@ -462,9 +462,9 @@ func openNoSymlinks(p *program, path string, flags uint64) int8 {
 // nosuid, nodev, noexec) and returns its slot.
 func newTmpfsProg(p *program, what string) int8 {
 	fs := p.slot()
-	p.call("fsopen(tmpfs) for the "+what, unix.SYS_FSOPEN, p.str("tmpfs"), unix.FSOPEN_CLOEXEC).into(fs)
-	for _, kv := range [][2]string{{"mode", "0700"}, {"size", "64k"}, {"nr_inodes", "256"}} {
-		p.call("fsconfig("+kv[0]+"="+kv[1]+")", unix.SYS_FSCONFIG, 0, unix.FSCONFIG_SET_STRING, p.str(kv[0]), p.str(kv[1]), 0).from(0, fs)
+	p.call3("fsopen(tmpfs) for the ", what, "", unix.SYS_FSOPEN, p.str("tmpfs"), unix.FSOPEN_CLOEXEC).into(fs)
+	for _, kv := range [...][3]string{{"mode", "0700", "fsconfig(mode=0700)"}, {"size", "64k", "fsconfig(size=64k)"}, {"nr_inodes", "256", "fsconfig(nr_inodes=256)"}} {
+		p.call(kv[2], unix.SYS_FSCONFIG, 0, unix.FSCONFIG_SET_STRING, p.str(kv[0]), p.str(kv[1]), 0).from(0, fs)
 	}
 	p.call("fsconfig(create)", unix.SYS_FSCONFIG, 0, unix.FSCONFIG_CMD_CREATE, 0, 0, 0).from(0, fs)
 	m := p.slot()
@@ -505,7 +505,7 @@ func compileKeepMask(p *program, spec *landlock.Spec, op landlock.MountOp, clone
 		// denied one, through the mask.
 		at := openNoSymlinks(p, full, 0)
 		s := p.slot()
-		p.call("cloning "+full+" to keep it below the mask", unix.SYS_OPEN_TREE, 0, p.str(""), unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE|unix.AT_EMPTY_PATH).from(0, at).into(s)
+		p.call3("cloning ", full, " to keep it below the mask", unix.SYS_OPEN_TREE, 0, p.str(""), unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE|unix.AT_EMPTY_PATH).from(0, at).into(s)
 		p.closeSlot(at)
 		ks = append(ks, kept{k.Rel, s, true})
 	}
@@ -522,7 +522,7 @@ func compileKeepMask(p *program, spec *landlock.Spec, op landlock.MountOp, clone
 				continue
 			}
 			made[d] = true
-			p.call("mask skeleton "+d, unix.SYS_MKDIRAT, 0, p.str(d), 0o700).from(0, mfd)
+			p.call3("mask skeleton ", d, "", unix.SYS_MKDIRAT, 0, p.str(d), 0o700).from(0, mfd)
 			dirs = append(dirs, d)
 		}
 		if made[k.Rel] {
@@ -530,11 +530,11 @@ func compileKeepMask(p *program, spec *landlock.Spec, op landlock.MountOp, clone
 		}
 		made[k.Rel] = true
 		if k.Dir {
-			p.call("mask mount point "+k.Rel, unix.SYS_MKDIRAT, 0, p.str(k.Rel), 0o111).from(0, mfd)
+			p.call3("mask mount point ", k.Rel, "", unix.SYS_MKDIRAT, 0, p.str(k.Rel), 0o111).from(0, mfd)
 			dirs = append(dirs, k.Rel)
 		} else {
 			f := p.slot()
-			p.call("mask mount point "+k.Rel, unix.SYS_OPENAT, 0, p.str(k.Rel), unix.O_CREAT|unix.O_RDONLY|unix.O_CLOEXEC, 0).from(0, mfd).into(f)
+			p.call3("mask mount point ", k.Rel, "", unix.SYS_OPENAT, 0, p.str(k.Rel), unix.O_CREAT|unix.O_RDONLY|unix.O_CLOEXEC, 0).from(0, mfd).into(f)
 			p.closeSlot(f)
 		}
 	}
@@ -545,20 +545,20 @@ func compileKeepMask(p *program, spec *landlock.Spec, op landlock.MountOp, clone
 			if made[l[0]] {
 				continue
 			}
-			p.call("mask link /dev/"+l[0], unix.SYS_SYMLINKAT, p.str(l[1]), 0, p.str(l[0])).from(1, mfd)
+			p.call3("mask link /dev/", l[0], "", unix.SYS_SYMLINKAT, p.str(l[1]), 0, p.str(l[0])).from(1, mfd)
 		}
 	}
 	for i := len(dirs) - 1; i >= 0; i-- {
-		p.call("mask skeleton "+dirs[i], unix.SYS_FCHMODAT, 0, p.str(dirs[i]), 0o111, 0).from(0, mfd)
+		p.call3("mask skeleton ", dirs[i], "", unix.SYS_FCHMODAT, 0, p.str(dirs[i]), 0o111, 0).from(0, mfd)
 	}
 	// The fsmount descriptor is O_PATH-like: fchmod needs a real open.
 	root := p.slot()
 	p.call("mask root", unix.SYS_OPENAT, 0, p.str("."), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0).from(0, mfd).into(root)
 	p.call("mask root", unix.SYS_FCHMOD, 0, 0o111).from(0, root)
 	p.closeSlot(root)
-	p.call(what+": attaching the mask", unix.SYS_MOVE_MOUNT, 0, p.str(""), atFdcwdU, p.str(op.Path), unix.MOVE_MOUNT_F_EMPTY_PATH).from(0, mfd)
+	p.call3(what, ": attaching the mask", "", unix.SYS_MOVE_MOUNT, 0, p.str(""), atFdcwdU, p.str(op.Path), unix.MOVE_MOUNT_F_EMPTY_PATH).from(0, mfd)
 	for _, k := range ks {
-		p.call(what+": carrying "+k.rel+" through the mask", unix.SYS_MOVE_MOUNT, 0, p.str(""), atFdcwdU, p.str(path.Join(op.Path, k.rel)), unix.MOVE_MOUNT_F_EMPTY_PATH).from(0, k.slot)
+		p.call3(what, ": carrying through the mask: ", k.rel, unix.SYS_MOVE_MOUNT, 0, p.str(""), atFdcwdU, p.str(path.Join(op.Path, k.rel)), unix.MOVE_MOUNT_F_EMPTY_PATH).from(0, k.slot)
 		if k.owned {
 			p.closeSlot(k.slot)
 		}
@@ -571,7 +571,7 @@ func compileKeepMask(p *program, spec *landlock.Spec, op landlock.MountOp, clone
 		p.call("binding /dev/ptmx", unix.SYS_MOUNT, p.str("/dev/pts/ptmx"), p.str("/dev/ptmx"), p.str(""), unix.MS_BIND, 0)
 	}
 	a, n := mountAttr(p, unix.MOUNT_ATTR_RDONLY)
-	p.call(what+": making the mask read-only", unix.SYS_MOUNT_SETATTR, 0, p.str(""), unix.AT_EMPTY_PATH, a, n).from(0, mfd)
+	p.call3(what, ": making the mask read-only", "", unix.SYS_MOUNT_SETATTR, 0, p.str(""), unix.AT_EMPTY_PATH, a, n).from(0, mfd)
 	p.closeSlot(mfd)
 	return nil
 }

@@ -76,12 +76,15 @@ type insn struct {
 // program is a compiled list of system calls with the memory they point to.
 type program struct {
 	insns []insn
-	what  []string // one description per step, for errors
-	// whatf describes the steps whose what is "", formatted only when
-	// an error names them (formatting every step costs more than the
-	// system calls it describes).
+	// what describes each step, for errors: the concatenation of its
+	// parts, made only when an error names the step (joining every
+	// step's text costs more than the system calls it describes).
+	what []desc
+	// whatf describes the steps whose description needs formatting.
 	whatf map[int]func() string
 	keep  []any // memory referenced by uintptr arguments
+	// arena holds the NUL-terminated strings the steps point to (str).
+	arena []byte
 	// recv lists the descriptors of sbx that the init receives into slots
 	// before it runs this part (compileCommand).
 	recv  []recvFD
@@ -119,18 +122,37 @@ type childStatus struct {
 	part  int64 // the init's program: the part of the failed step (0, 1)
 }
 
+// desc is a step's description in up to three parts (see program.what).
+type desc struct{ a, b, c string }
+
 func newProgram() *program {
-	// Sized for a typical profile's program (about 200 steps): growing
-	// the step list copies it, a visible part of compiling it.
-	return &program{status: &childStatus{step: -1}, insns: make([]insn, 0, 256), what: make([]string, 0, 256), keep: make([]any, 0, 256)}
+	// Sized for a typical profile's part (about 100 steps): growing the
+	// step list copies it.
+	return &program{status: &childStatus{step: -1}, insns: make([]insn, 0, 128), what: make([]desc, 0, 128), keep: make([]any, 0, 64)}
 }
 
-// str returns a NUL-terminated copy of s kept alive by the program.
+// arenaChunk is the size of the blocks str copies strings into.
+const arenaChunk = 4 << 10
+
+// str returns a NUL-terminated copy of s kept alive by the program. The
+// copies share blocks that are never reallocated (their addresses are in
+// the steps), one allocation for most programs.
 func (p *program) str(s string) uintptr {
-	b := make([]byte, len(s)+1)
-	copy(b, s)
-	p.keep = append(p.keep, b)
-	return uintptr(unsafe.Pointer(&b[0]))
+	n := len(s) + 1
+	if n > cap(p.arena)-len(p.arena) {
+		if n > arenaChunk/4 {
+			b := make([]byte, n)
+			copy(b, s)
+			p.keep = append(p.keep, b)
+			return uintptr(unsafe.Pointer(&b[0]))
+		}
+		p.arena = make([]byte, 0, arenaChunk)
+		p.keep = append(p.keep, p.arena)
+	}
+	at := len(p.arena)
+	p.arena = append(p.arena, s...)
+	p.arena = append(p.arena, 0)
+	return uintptr(unsafe.Pointer(&p.arena[at]))
 }
 
 // mem keeps v alive and returns its address.
@@ -164,7 +186,8 @@ func (p *program) describe(i int) string {
 	if f := p.whatf[i]; f != nil {
 		return f()
 	}
-	return p.what[i]
+	d := p.what[i]
+	return d.a + d.b + d.c
 }
 
 // callf is call with a description formatted on demand.
@@ -178,10 +201,16 @@ func (p *program) callf(what func() string, nr uintptr, args ...uintptr) *insn {
 
 // call appends a system call and returns it for further settings.
 func (p *program) call(what string, nr uintptr, args ...uintptr) *insn {
+	return p.call3(what, "", "", nr, args...)
+}
+
+// call3 is call with a description in three parts, joined only when an
+// error names the step.
+func (p *program) call3(a, b, c string, nr uintptr, args ...uintptr) *insn {
 	in := insn{nr: nr, inArg: [2]int8{-1, -1}, inSlot: [2]int8{noSlot, noSlot}, patchSlot: noSlot, out: noSlot}
 	copy(in.args[:], args)
 	p.insns = append(p.insns, in)
-	p.what = append(p.what, what)
+	p.what = append(p.what, desc{a, b, c})
 	return &p.insns[len(p.insns)-1]
 }
 

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"sync/atomic"
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// A signal pipe replaces os/signal for sbx run: its set-up (signal.Notify)
+// starts two runtime threads and makes one synchronous round trip to one
+// of them per signal, a tenth of a millisecond of sbx's start-up. Instead
+// a handler of a few instructions outside the Go runtime writes the
+// signal's number, one byte, to a non-blocking pipe; the executor polls the
+// pipe's read end with the command's pipes (Request.CancelFD) and sbx reads
+// the number once the run ended.
+
+// sigpipeFD is the pipe's write end, read by sigpipeHandler (stored
+// atomically before the handler is installed).
+var sigpipeFD int64
+
+// sigpipeHandler is the handler (in assembly). It is never called from Go.
+func sigpipeHandler()
+
+// sigpipeRestorer returns from the handler (rt_sigreturn).
+func sigpipeRestorer()
+
+// sigpipePCs returns the entry points of the handler and the restorer.
+func sigpipePCs() (handler, restorer uintptr)
+
+// kernelSigaction is struct sigaction as rt_sigaction takes it on x86-64.
+type kernelSigaction struct {
+	handler  uintptr
+	flags    uint64
+	restorer uintptr
+	mask     uint64
+}
+
+const (
+	saSiginfo  = 0x4
+	saRestorer = 0x04000000
+	saOnstack  = 0x08000000
+	saRestart  = 0x10000000
+)
+
+// sigpipe is an installed signal pipe.
+type sigpipe struct {
+	r, w int
+}
+
+// fastSignals installs the handler for SIGINT, SIGTERM and SIGHUP. It is
+// process-wide and stays installed: sbx exits right after the run. The
+// pipe's read end is above 2, so that it never collides with a standard
+// stream sbx was started without.
+func fastSignals() (*sigpipe, bool) {
+	var p [2]int
+	if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
+		return nil, false
+	}
+	r, err := unix.FcntlInt(uintptr(p[0]), unix.F_DUPFD_CLOEXEC, 3)
+	unix.Close(p[0])
+	if err != nil {
+		unix.Close(p[1])
+		return nil, false
+	}
+	// The handler must never block: a full pipe drops the byte (the first
+	// one is what counts).
+	if err := unix.SetNonblock(p[1], true); err != nil {
+		unix.Close(r)
+		unix.Close(p[1])
+		return nil, false
+	}
+	sp := &sigpipe{r: r, w: p[1]}
+	atomic.StoreInt64(&sigpipeFD, int64(sp.w))
+	handler, restorer := sigpipePCs()
+	sa := kernelSigaction{handler: handler, flags: saSiginfo | saOnstack | saRestart | saRestorer, restorer: restorer, mask: ^uint64(0)}
+	for _, s := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
+		if _, _, e := unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(s), uintptr(unsafe.Pointer(&sa)), 0, 8, 0, 0); e != 0 {
+			// The Go runtime's handler stays for the others: fall back.
+			return nil, false
+		}
+	}
+	return sp, true
+}
+
+// caught returns the first signal the pipe holds, 0 if none. It does not
+// block.
+func (sp *sigpipe) caught() syscall.Signal {
+	var b [16]byte
+	unix.SetNonblock(sp.r, true)
+	if n, _ := unix.Read(sp.r, b[:]); n > 0 {
+		return syscall.Signal(b[0])
+	}
+	return 0
+}
