@@ -91,8 +91,10 @@ func execute(ctx context.Context, cfg *config, path string, res *Result) (*Resul
 	// has been reaped: no other goroutine can run on (and end) the thread
 	// meanwhile.
 	start := time.Now()
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
+	if pt, ok := cfg.Sandbox.(ProcessTied); !ok || !pt.TiedToProcess() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+	}
 	starttrace.Mark("start")
 	cmd, p, ct, failed, err := startCommand(cfg, path, stdio, res)
 	starttrace.Mark("started")
@@ -180,7 +182,7 @@ func execute(ctx context.Context, cfg *config, path string, res *Result) (*Resul
 	starttrace.Mark("drained")
 	res.Duration = time.Since(start)
 	res.TimedOut, res.Cancelled = lp.timedOut, lp.cancelled
-	if lp.reported {
+	if lp.reported && !cfg.ExitsAfter {
 		// The launcher reported the end and is exiting (the kernel tears
 		// its namespaces down meanwhile): it is reaped in the background,
 		// and only then is the run released. The goroutine owns the pidfd.

@@ -158,7 +158,8 @@ type Sandbox interface {
 // containment in cmd.SysProcAttr; Spawn must honour it (clone flags, uid
 // and gid maps, Setsid, Pdeathsig, the cgroup descriptor) and return the
 // started process, a child of the caller. It is called on the OS thread
-// that must stay alive while the command runs (Pdeathsig follows it).
+// that must stay alive while the command runs (Pdeathsig follows it),
+// unless the Spawner is ProcessTied.
 //
 // Errors: one that wraps ErrSandbox means the sandbox could not be
 // applied (exit code 125); an *fs.PathError with Op "exec" means the
@@ -169,6 +170,15 @@ type Sandbox interface {
 // sandbox then killed: the executor reaps it.
 type Spawner interface {
 	Spawn(cmd *exec.Cmd) (Spawned, error)
+}
+
+// ProcessTied is optionally implemented by a Spawner whose launcher is
+// tied to the executor's process rather than to the thread that started
+// it: it ends the command when the executor's process exits, whichever of
+// its threads ends first (a parent-death signal follows the thread). Run
+// then need not lock its goroutine to its thread while the command runs.
+type ProcessTied interface {
+	TiedToProcess() bool
 }
 
 // Spawned is a process started by a Spawner.
@@ -302,6 +312,13 @@ type Request struct {
 	// cancel a run by writing to a pipe, with no goroutine in between
 	// (sbx run does so). Elsewhere it is ignored.
 	CancelFD int
+
+	// ExitsAfter tells Run that the caller's process exits as soon as Run
+	// returns (sbx run does): a launcher that reported its command's end
+	// and is still exiting (EndReporter) is then left to the system to
+	// reap, instead of to a goroutine of the caller's. Nothing of the
+	// command is left either way.
+	ExitsAfter bool
 
 	// DrainTimeout bounds draining the pipes after the command ended
 	// (zero means DefaultDrainTimeout).

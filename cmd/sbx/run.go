@@ -136,6 +136,7 @@ func parseRunFlags(args []string) (*runOptions, error) {
 // request builds the executor request from the options and the profile.
 func (o *runOptions) request(p *profile, sandbox executor.Sandbox) (executor.Request, error) {
 	req := executor.Request{
+		ExitsAfter:    exitsAfterRun,
 		Argv:          o.argv,
 		Dir:           o.cwd,
 		Env:           p.env(os.Environ()),

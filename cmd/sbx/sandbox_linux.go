@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"runtime"
 
 	"golang.org/x/sys/unix"
 
@@ -47,24 +46,18 @@ func namespacesUsable() (bool, string) {
 
 // prestart starts the sandbox's init ahead (launch.Prestart) for a run
 // that will use PID-namespace containment, and returns what ends it if no
-// run took it. The calling goroutine stays locked to its thread until
-// then: the init's parent-death signal follows the thread that cloned it.
+// run took it. The init is tied to sbx's process, not to this thread.
 func prestart(p *profile, o *runOptions) (release func()) {
 	if p.allowsNoSandbox || o.dryRun || (o.containment != "auto" && o.containment != string(executor.ContainmentPIDNamespace)) {
 		return func() {}
 	}
-	runtime.LockOSThread()
 	e, err := launch.Prestart(!hasCapSysAdmin())
 	if err != nil {
 		// The run starts an init of its own, and reports what fails then.
-		runtime.UnlockOSThread()
 		return func() {}
 	}
 	o.early = e
-	return func() {
-		e.Close()
-		runtime.UnlockOSThread()
-	}
+	return e.Close
 }
 
 // hasCapSysAdmin reports whether sbx may create namespaces without a user

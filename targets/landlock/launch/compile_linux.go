@@ -16,9 +16,11 @@ import (
 
 // childSetup is what the child program needs besides the spec.
 type childSetup struct {
-	userns    bool // write the child's own uid and gid maps
-	uid, gid  int
-	setsid    bool
+	userns   bool // write the child's own uid and gid maps
+	uid, gid int
+	setsid   bool
+	// pdeathsig is the signal the executor's containment asks for when
+	// sbx dies; the init provides it for sbx's process (see compileInit).
 	pdeathsig unix.Signal
 	landlock  bool // a ruleset will be enforced (spec.ABI > 0)
 	// The descriptors the command's part receives from sbx (see
@@ -48,9 +50,9 @@ func compileInit(s *landlock.Spec, c *childSetup) (*program, error) {
 	if c.setsid {
 		p.call("setsid", unix.SYS_SETSID)
 	}
-	if c.pdeathsig != 0 {
-		p.call("prctl(PR_SET_PDEATHSIG)", unix.SYS_PRCTL, unix.PR_SET_PDEATHSIG, uintptr(c.pdeathsig))
-	}
+	// No parent-death signal: it would follow the thread of sbx that
+	// cloned the init. The init watches sbx's process instead (a pidfd,
+	// see initMain), whichever of its threads ends.
 	// The init (this process, PID 1 of the namespace) shares sbx's memory.
 	// The command cannot reach it through ptrace, process_vm_* or its
 	// /proc entries (environ, mem, fd): Landlock lets a confined process

@@ -29,11 +29,9 @@ type Early struct {
 
 // Prestart starts an init in new PID, mount and IPC namespaces, and a user
 // namespace when userns is set (as the executor's PID-namespace
-// containment asks when not root). The init's parent-death signal follows
-// the calling OS thread: the caller keeps its goroutine locked to its
-// thread (runtime.LockOSThread) until the command started with it has
-// exited, as executor.Run does for the commands it starts. Close releases
-// an init that was not used.
+// containment asks when not root). The init is tied to sbx's process (it
+// watches a pidfd of it), not to the calling thread. Close releases an
+// init that was not used.
 func Prestart(userns bool) (*Early, error) {
 	if raceEnabled {
 		return nil, errors.New("no early init in a race-enabled build")

@@ -209,6 +209,13 @@ func (s *Sandbox) Spawn(cmd *exec.Cmd) (executor.Spawned, error) {
 	return proc, nil
 }
 
+// The init reports the end itself, and the listener is watched by the
+// executor.
+var (
+	_ executor.EndReporter = (*Sandbox)(nil)
+	_ executor.Watcher     = (*Sandbox)(nil)
+)
+
 // runState is what a run started by Spawn holds until it is released
 // (ExitSignal, once its init was reaped).
 type runState struct {

@@ -38,7 +38,13 @@ var (
 	_ executor.Spawner        = (*Sandbox)(nil)
 	_ executor.SignalReporter = (*Sandbox)(nil)
 	_ executor.SeccompSandbox = (*Sandbox)(nil)
+	_ executor.ProcessTied    = (*Sandbox)(nil)
 )
+
+// TiedToProcess reports true (executor.ProcessTied): the sandbox's init
+// watches sbx's process through a pidfd and ends the sandbox when it
+// exits, whichever thread started it.
+func (s *Sandbox) TiedToProcess() bool { return true }
 
 // Sandbox enforces a bound Landlock plan on commands it starts itself
 // (Spawn). It implements executor.Sandbox, executor.Spawner,

@@ -692,9 +692,14 @@ type initArgs struct {
 	st childStatus
 	// end is the final report (see initMain), written on the status pipe
 	// once the command and everything it started are gone.
-	end   endReport
-	pipeW int
-	pipeR int // sbx's end: the init closes its copy
+	end endReport
+	// ws2, lo and hi are initMain's (its stack frame has no room left
+	// under the nosplit limit): the status of what it reaps at the end,
+	// the descriptors it keeps.
+	ws2    uint32
+	lo, hi uintptr
+	pipeW  int
+	pipeR  int // sbx's end: the init closes its copy
 	// sbx is a pidfd of sbx, watched while the init waits (see startInit).
 	sbx int
 	pfd [2]unix.PollFd
@@ -807,7 +812,6 @@ func initMain(a *initArgs) {
 		failed  bool // a step failed
 		part    int
 		ws      uint32
-		ws2     uint32
 		sig     [1]byte
 		mask    uint64    // SIGCHLD, SIGTERM, SIGINT, SIGHUP
 		sfd     uintptr   // their signalfd
@@ -895,7 +899,6 @@ func initMain(a *initArgs) {
 				a.slots[a.recvSlot[i]] = r
 			}
 			syscall.RawSyscall(unix.SYS_CLOSE, uintptr(a.ctl), 0, 0)
-			syscall.RawSyscall(unix.SYS_CLOSE, uintptr(a.sbx), 0, 0)
 		}
 		for i = 0; i < a.parts[part].n; i++ {
 			in = (*insn)(unsafe.Add(unsafe.Pointer(a.parts[part].first), uintptr(i)*unsafe.Sizeof(insn{})))
@@ -942,36 +945,56 @@ func initMain(a *initArgs) {
 			syscall.RawSyscall(unix.SYS_EXIT_GROUP, 125, 0, 0)
 		}
 	}
-	// Report. A report sbx cannot read means sbx is gone (killed before
-	// the parent-death signal was set: the check of package syscall,
-	// getppid, does not work across the namespace): end the sandbox.
+	// Report. A report sbx cannot read means sbx is gone: end the sandbox.
 	r, _, e = syscall.RawSyscall(unix.SYS_WRITE, pipeW, uintptr(unsafe.Pointer(&a.st)), unsafe.Sizeof(a.st))
 	if e != 0 || r != unsafe.Sizeof(a.st) || a.st.step >= 0 {
 		for {
 			syscall.RawSyscall(unix.SYS_EXIT_GROUP, 125, 0, 0)
 		}
 	}
-	// Nothing of sbx's but the status pipe stays open in the init.
-	if pipeW > 0 {
-		syscall.RawSyscall(unix.SYS_CLOSE_RANGE, 0, pipeW-1, 0)
+	// Nothing of sbx's but the status pipe and sbx's pidfd stays open in
+	// the init.
+	a.lo, a.hi = pipeW, uintptr(a.sbx)
+	if a.lo > a.hi {
+		a.lo, a.hi = a.hi, a.lo
 	}
-	syscall.RawSyscall(unix.SYS_CLOSE_RANGE, pipeW+1, ^uintptr(0), 0)
+	if a.lo > 0 {
+		syscall.RawSyscall(unix.SYS_CLOSE_RANGE, 0, a.lo-1, 0)
+	}
+	if a.hi > a.lo+1 {
+		syscall.RawSyscall(unix.SYS_CLOSE_RANGE, a.lo+1, a.hi-1, 0)
+	}
+	syscall.RawSyscall(unix.SYS_CLOSE_RANGE, a.hi+1, ^uintptr(0), 0)
 	// SIGTERM, SIGINT and SIGHUP (sbx's cancellation, sent to the process
 	// group) are passed on to every process of the namespace, also those
 	// that left the group; SIGCHLD wakes the reaping. All are read from a
 	// signalfd: every signal stays blocked in the init.
+	//
+	// The sandbox is tied to sbx's process, not to the thread that cloned
+	// the init (which a parent-death signal would follow): the init watches
+	// sbx's pidfd, readable once sbx has exited, and then ends everything.
 	mask = 1<<(unix.SIGCHLD-1) | 1<<(unix.SIGTERM-1) | 1<<(unix.SIGINT-1) | 1<<(unix.SIGHUP-1)
 	sfd, _, e = syscall.RawSyscall6(unix.SYS_SIGNALFD4, ^uintptr(0), uintptr(unsafe.Pointer(&mask)), 8, unix.SFD_CLOEXEC, 0, 0)
 	if e != 0 {
-		sfd = ^uintptr(0) // no signalfd: reap only, blocking in wait4
+		// Without it the init could neither pass signals on nor watch
+		// sbx: fail closed (sbx sees the end without a report).
+		for {
+			syscall.RawSyscall(unix.SYS_KILL, ^uintptr(0), uintptr(unix.SIGKILL), 0)
+			_, _, e = syscall.RawSyscall6(unix.SYS_WAIT4, ^uintptr(0), uintptr(unsafe.Pointer(&a.ws2)), unix.WALL, 0, 0, 0)
+			if e != 0 && e != syscall.EINTR {
+				break
+			}
+		}
+		for {
+			syscall.RawSyscall(unix.SYS_EXIT_GROUP, 125, 0, 0)
+		}
 	}
+	a.pfd[0] = unix.PollFd{Fd: int32(sfd), Events: unix.POLLIN}
+	a.pfd[1] = unix.PollFd{Fd: int32(a.sbx), Events: unix.POLLIN}
 	for {
 		// Reap whatever has exited.
 		for {
-			wflags = unix.WALL
-			if sfd != ^uintptr(0) {
-				wflags |= unix.WNOHANG
-			}
+			wflags = unix.WALL | unix.WNOHANG
 			r, _, e = syscall.RawSyscall6(unix.SYS_WAIT4, ^uintptr(0), uintptr(unsafe.Pointer(&ws)), wflags, 0, 0, 0)
 			if e == syscall.EINTR {
 				continue
@@ -994,7 +1017,7 @@ func initMain(a *initArgs) {
 			// own exit, where the kernel tears the namespaces down.
 			for {
 				syscall.RawSyscall(unix.SYS_KILL, ^uintptr(0), uintptr(unix.SIGKILL), 0)
-				_, _, e = syscall.RawSyscall6(unix.SYS_WAIT4, ^uintptr(0), uintptr(unsafe.Pointer(&ws2)), unix.WALL, 0, 0, 0)
+				_, _, e = syscall.RawSyscall6(unix.SYS_WAIT4, ^uintptr(0), uintptr(unsafe.Pointer(&a.ws2)), unix.WALL, 0, 0, 0)
 				if e != 0 && e != syscall.EINTR {
 					break // ECHILD: nothing is left
 				}
@@ -1005,6 +1028,27 @@ func initMain(a *initArgs) {
 				syscall.RawSyscall(unix.SYS_EXIT_GROUP, uintptr((ws>>8)&0xff), 0, 0)
 			}
 			syscall.RawSyscall(unix.SYS_EXIT_GROUP, 128+uintptr(ws&0x7f), 0, 0)
+		}
+		a.pfd[0].Revents, a.pfd[1].Revents = 0, 0
+		_, _, e = syscall.RawSyscall6(unix.SYS_PPOLL, uintptr(unsafe.Pointer(&a.pfd[0])), 2, 0, 0, 0, 0)
+		if e != 0 && e != syscall.EINTR {
+			continue
+		}
+		if a.pfd[1].Revents != 0 {
+			// sbx has exited: so does the sandbox.
+			for {
+				syscall.RawSyscall(unix.SYS_KILL, ^uintptr(0), uintptr(unix.SIGKILL), 0)
+				_, _, e = syscall.RawSyscall6(unix.SYS_WAIT4, ^uintptr(0), uintptr(unsafe.Pointer(&a.ws2)), unix.WALL, 0, 0, 0)
+				if e != 0 && e != syscall.EINTR {
+					break
+				}
+			}
+			for {
+				syscall.RawSyscall(unix.SYS_EXIT_GROUP, 125, 0, 0)
+			}
+		}
+		if a.pfd[0].Revents == 0 {
+			continue
 		}
 		r, _, e = syscall.RawSyscall(unix.SYS_READ, sfd, uintptr(unsafe.Pointer(&info[0])), uintptr(len(info)))
 		if e != 0 || r != uintptr(len(info)) {
