@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -156,29 +155,9 @@ func passwdHome(uid int) string {
 // osView is the View of the real filesystem.
 type osView struct{}
 
-func (osView) Lstat(p string) Kind {
-	fi, err := os.Lstat(p)
-	switch {
-	case err != nil:
-		return KindMissing
-	case fi.Mode()&fs.ModeSymlink != 0:
-		return KindSymlink
-	case fi.IsDir():
-		return KindDir
-	}
-	return KindFile
-}
+func (osView) Lstat(p string) Kind { return lstatKind(p) }
 
-func (osView) Stat(p string) Kind {
-	fi, err := os.Stat(p)
-	switch {
-	case err != nil:
-		return KindMissing
-	case fi.IsDir():
-		return KindDir
-	}
-	return KindFile
-}
+func (osView) Stat(p string) Kind { return statKind(p) }
 
 func (osView) Subdirs(dir string) []string {
 	des, err := os.ReadDir(dir)
