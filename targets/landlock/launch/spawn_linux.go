@@ -240,23 +240,33 @@ func (in *insn) tolerate(errno syscall.Errno, n int) *insn {
 //go:nosplit
 //go:norace
 //go:nocheckptr
-func (in *insn) run(slots *[maxSlots]uintptr) syscall.Errno {
+func (in *insn) run(slots *slotTable) syscall.Errno {
+	// The indexes are masked so that the compiler proves them in range:
+	// a bounds check would call the runtime's panic path, which this
+	// nosplit code cannot afford (validate has checked them anyway).
 	a := in.args
 	if in.inSlot[0] >= 0 {
-		a[in.inArg[0]] = slots[in.inSlot[0]]
+		a[uint8(in.inArg[0])%6] = slots[uint8(in.inSlot[0])&slotMask]
 	}
 	if in.inSlot[1] >= 0 {
-		a[in.inArg[1]] = slots[in.inSlot[1]]
+		a[uint8(in.inArg[1])%6] = slots[uint8(in.inSlot[1])&slotMask]
 	}
 	if in.patchAddr != nil {
-		*(*int32)(in.patchAddr) = int32(slots[in.patchSlot])
+		*(*int32)(in.patchAddr) = int32(slots[uint8(in.patchSlot)&slotMask])
 	}
 	r, _, e := syscall.RawSyscall6(in.nr, a[0], a[1], a[2], a[3], a[4], a[5])
 	if e == 0 && in.out >= 0 {
-		slots[in.out] = r
+		slots[uint8(in.out)&slotMask] = r
 	}
 	return e
 }
+
+// slotTable holds a program's descriptor slots (maxSlots are used; the
+// length is a power of two so that masked indexes need no bounds check).
+type slotTable [slotMask + 1]uintptr
+
+// slotMask masks a slot index into a slotTable.
+const slotMask = 127
 
 // cloneArgs is struct clone_args (include/uapi/linux/sched.h).
 type cloneArgs struct {
@@ -353,7 +363,7 @@ func spawn(p *program, flags uint64, cgroupFD int) (pid int, pidfd int, err erro
 //go:nocheckptr
 func forkRun(args *cloneArgs, first *insn, n int, status *childStatus) (pid uintptr, errno uintptr) {
 	var (
-		slots [maxSlots]uintptr
+		slots slotTable
 		i     int
 		in    *insn
 		e     syscall.Errno
@@ -721,7 +731,7 @@ type initArgs struct {
 	// resetSignals makes the init reset every handler (no
 	// CLONE_CLEAR_SIGHAND).
 	resetSignals bool
-	slots        [maxSlots]uintptr
+	slots        slotTable
 }
 
 // endReport is the init's last word: the command's wait status.
@@ -884,8 +894,10 @@ func initMain(a *initArgs) {
 					}
 				}
 			}
-			for i = 0; i < a.nrecv; i++ {
-				r = uintptr(*(*int32)(unsafe.Pointer(&a.oob[unix.CmsgLen(4*i)])))
+			// (Indexes masked, or computed with unsafe, so that no bounds
+			// check calls the runtime's panic path: see insn.run.)
+			for i = 0; i < a.nrecv && i < maxRecvFDs; i++ {
+				r = uintptr(*(*int32)(unsafe.Add(unsafe.Pointer(&a.oob[0]), unix.CmsgLen(4*i))))
 				if r < 3 {
 					// Above the standard streams, which the command's part
 					// overwrites (sbx may run without them open).
@@ -896,7 +908,7 @@ func initMain(a *initArgs) {
 						}
 					}
 				}
-				a.slots[a.recvSlot[i]] = r
+				a.slots[uint8(a.recvSlot[i&(maxRecvFDs-1)])&slotMask] = r
 			}
 			syscall.RawSyscall(unix.SYS_CLOSE, uintptr(a.ctl), 0, 0)
 		}
