@@ -51,7 +51,7 @@ func prestart(p *profile, o *runOptions) (release func()) {
 	if p.allowsNoSandbox || o.dryRun || (o.containment != "auto" && o.containment != string(executor.ContainmentPIDNamespace)) {
 		return func() {}
 	}
-	e, err := launch.Prestart(!hasCapSysAdmin())
+	e, err := launch.Prestart(!hasCapSysAdmin(), p.plan)
 	if err != nil {
 		// The run starts an init of its own, and reports what fails then.
 		return func() {}

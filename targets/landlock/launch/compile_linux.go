@@ -40,12 +40,14 @@ type childSetup struct {
 // user-namespace maps, session, parent-death signal, the network
 // namespace, mounts. It needs nothing but the bound spec, so it can run
 // while sbx still prepares the command.
-func compileInit(s *landlock.Spec, c *childSetup) (*program, error) {
+func compileInit(s *landlock.Spec, c *childSetup, pre *prebuilt) (*program, error) {
 	p := newProgram()
-	if c.userns {
-		writeFile(p, "/proc/self/setgroups", "deny")
-		writeFile(p, "/proc/self/uid_map", strconv.Itoa(c.uid)+" "+strconv.Itoa(c.uid)+" 1\n")
-		writeFile(p, "/proc/self/gid_map", strconv.Itoa(c.gid)+" "+strconv.Itoa(c.gid)+" 1\n")
+	if pre != nil {
+		// The prebuilt part ran first: its slots stay its own.
+		p.slots = pre.prog.slots
+	}
+	if c.userns && (pre == nil || !pre.maps) {
+		writeIDMaps(p, c.uid, c.gid)
 	}
 	if c.setsid {
 		p.call("setsid", unix.SYS_SETSID)
@@ -83,11 +85,69 @@ func compileInit(s *landlock.Spec, c *childSetup) (*program, error) {
 		p.free = append(p.free, fd) // never open past this point
 	}
 	if len(s.Mounts) > 0 {
-		if err := compileMounts(p, s); err != nil {
+		if err := compileMounts(p, s, pre); err != nil {
 			return nil, err
 		}
+	} else {
+		pre.discard(p)
 	}
 	return p, nil
+}
+
+// prebuilt is a mask built by the early init while sbx binds the profile
+// (see Prestart): the mask of /dev that a profile reading / gets. The
+// init's part attaches it if the bound spec has the same mask, and
+// discards it otherwise.
+type prebuilt struct {
+	prog *program // the init's first part, which builds it
+	op   landlock.MountOp
+	mask *keepMask
+	used bool
+	// maps is set when the part also wrote the user namespace's maps
+	// (files the mask creates must belong to a mapped owner).
+	maps bool
+}
+
+// compilePrebuild compiles the part that builds op's mask detached, its
+// clones read-only as the base view will be. With userns it first writes
+// the user namespace's maps for uid and gid.
+func compilePrebuild(op landlock.MountOp, lstat func(string) landlock.Kind, userns bool, uid, gid int) *prebuilt {
+	p := newProgram()
+	if userns {
+		writeIDMaps(p, uid, gid)
+	}
+	m := buildKeepMask(p, op, lstat, map[string]int8{}, map[string]bool{}, true)
+	return &prebuilt{prog: p, op: op, mask: m, maps: userns}
+}
+
+// matches reports whether the prebuilt mask is the one op asks for, none
+// of whose kept paths is a writable root (those come from their own
+// clones).
+func (b *prebuilt) matches(op landlock.MountOp, clones map[string]int8) bool {
+	if b == nil || b.used || op.Kind != b.op.Kind || op.Path != b.op.Path || op.Dir != b.op.Dir || len(op.Keep) != len(b.op.Keep) {
+		return false
+	}
+	for i, k := range op.Keep {
+		if k != b.op.Keep[i] {
+			return false
+		}
+		if _, ok := clones[path.Join(op.Path, k.Rel)]; ok {
+			return false
+		}
+	}
+	return true
+}
+
+// discard closes a prebuilt mask the spec does not use.
+func (b *prebuilt) discard(p *program) {
+	if b == nil || b.used {
+		return
+	}
+	b.used = true
+	for _, k := range b.mask.kept {
+		p.closeSlot(k.slot)
+	}
+	p.closeSlot(b.mask.mfd)
 }
 
 // compileCommand turns the spec into the command's part of the program,
@@ -201,6 +261,14 @@ func compileCommand(s *landlock.Spec, c *childSetup, init *program) (*program, e
 	}
 	p.call3("execve ", s.Path, "", unix.SYS_EXECVE, p.str(s.Path), argv, envv)
 	return p, nil
+}
+
+// writeIDMaps maps uid and gid onto themselves in the init's new user
+// namespace (setgroups denied, as an unprivileged writer must).
+func writeIDMaps(p *program, uid, gid int) {
+	writeFile(p, "/proc/self/setgroups", "deny")
+	writeFile(p, "/proc/self/uid_map", strconv.Itoa(uid)+" "+strconv.Itoa(uid)+" 1\n")
+	writeFile(p, "/proc/self/gid_map", strconv.Itoa(gid)+" "+strconv.Itoa(gid)+" 1\n")
 }
 
 // writeFile writes content to an existing file in one write.
@@ -349,7 +417,7 @@ func mountAttr(p *program, set uint64) (uintptr, uintptr) {
 // compileMounts is applyMounts as a program: the mount view in the child's
 // fresh mount namespace. Nothing propagates back to the host: the init made
 // "/" private when it created the namespace (initMain).
-func compileMounts(p *program, s *landlock.Spec) error {
+func compileMounts(p *program, s *landlock.Spec, pre *prebuilt) error {
 	ops := s.Mounts
 	// Detached copies of the writable paths, taken before the base view is
 	// made read-only, so they keep the host's own flags.
@@ -414,6 +482,11 @@ func compileMounts(p *program, s *landlock.Spec) error {
 				p.closeSlot(c)
 				continue
 			}
+			if pre.matches(op, clones) {
+				pre.used = true
+				attachKeepMask(p, op, pre.mask)
+				continue
+			}
 			if err := compileKeepMask(p, s, op, clones, attached); err != nil {
 				return err
 			}
@@ -431,6 +504,7 @@ func compileMounts(p *program, s *landlock.Spec) error {
 		a, n := mountAttr(p, unix.MOUNT_ATTR_RDONLY|unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV|unix.MOUNT_ATTR_NOEXEC)
 		p.call("making /sys read-only", unix.SYS_MOUNT_SETATTR, atFdcwdU, p.str("/sys"), unix.AT_RECURSIVE, a, n).tolerate(unix.EINVAL, 0)
 	}
+	pre.discard(p)
 	for _, c := range clones {
 		p.closeSlot(c)
 	}
@@ -479,27 +553,46 @@ func newTmpfsProg(p *program, what string) int8 {
 // traverse-only (0111) directories leading to one mount point per kept
 // path, onto which the original (cloned before masking) is attached.
 func compileKeepMask(p *program, spec *landlock.Spec, op landlock.MountOp, clones map[string]int8, attached map[string]bool) error {
-	what := string(op.Kind) + " " + op.Path + " (" + op.Why + ")"
-	type kept struct {
-		rel   string
-		slot  int8
-		owned bool
-	}
-	var ks []kept
-	devpts := false
+	m := buildKeepMask(p, op, spec.Lstat, clones, attached, false)
+	attachKeepMask(p, op, m)
+	return nil
+}
+
+// keepMask is a mask built detached (buildKeepMask), to be attached.
+type keepMask struct {
+	mfd    int8 // the mask: a detached tmpfs
+	kept   []keptPath
+	devpts bool // /dev/pts and /dev/ptmx get a private devpts
+}
+
+// keptPath is a path carried through a mask, cloned into slot.
+type keptPath struct {
+	rel   string
+	slot  int8
+	owned bool // cloned for the mask (not a writable root's clone)
+}
+
+// buildKeepMask creates the mask of op detached: the clones of the kept
+// paths and the tmpfs with its mount points. ro makes each clone
+// read-only and nosuid itself, as the base view would have made it: a
+// mask built before the base view was made read-only (prebuilt, see
+// Prestart) clones paths of the host's view.
+func buildKeepMask(p *program, op landlock.MountOp, lstat func(string) landlock.Kind, clones map[string]int8, attached map[string]bool, ro bool) *keepMask {
+	m := &keepMask{}
 	for _, k := range op.Keep {
 		full := path.Join(op.Path, k.Rel)
 		if full == "/dev/pts" || full == "/dev/ptmx" {
-			// A private devpts instance replaces the host's (see below).
-			devpts = true
+			// A private devpts instance replaces the host's (see
+			// attachKeepMask).
+			m.devpts = true
 			continue
 		}
 		if s, ok := clones[full]; ok {
-			ks = append(ks, kept{k.Rel, s, false})
+			m.kept = append(m.kept, keptPath{k.Rel, s, false})
 			attached[full] = true
 			continue
 		}
-		if spec.Lstat(full) == landlock.KindMissing {
+		if lstat(full) == landlock.KindMissing {
 			continue // missing: nothing to keep
 		}
 		// Resolved without symlinks: a kept path that is (or leads
@@ -509,11 +602,16 @@ func compileKeepMask(p *program, spec *landlock.Spec, op landlock.MountOp, clone
 		s := p.slot()
 		p.call3("cloning ", full, " to keep it below the mask", unix.SYS_OPEN_TREE, 0, p.str(""), unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE|unix.AT_EMPTY_PATH).from(0, at).into(s)
 		p.closeSlot(at)
-		ks = append(ks, kept{k.Rel, s, true})
+		if ro {
+			a, n := mountAttr(p, unix.MOUNT_ATTR_RDONLY|unix.MOUNT_ATTR_NOSUID)
+			p.call3("making the clone of ", full, " read-only", unix.SYS_MOUNT_SETATTR, 0, p.str(""), unix.AT_EMPTY_PATH|unix.AT_RECURSIVE, a, n).from(0, s)
+		}
+		m.kept = append(m.kept, keptPath{k.Rel, s, true})
 	}
 	// Built writable by its owner (no CAP_DAC_OVERRIDE is needed, also in
 	// a user namespace), then every directory becomes traverse-only.
-	mfd := newTmpfsProg(p, "mask of "+op.Path)
+	m.mfd = newTmpfsProg(p, "mask of "+op.Path)
+	mfd := m.mfd
 	made := map[string]bool{}
 	var dirs []string
 	for _, k := range op.Keep {
@@ -535,9 +633,7 @@ func compileKeepMask(p *program, spec *landlock.Spec, op landlock.MountOp, clone
 			p.call3("mask mount point ", k.Rel, "", unix.SYS_MKDIRAT, 0, p.str(k.Rel), 0o111).from(0, mfd)
 			dirs = append(dirs, k.Rel)
 		} else {
-			f := p.slot()
-			p.call3("mask mount point ", k.Rel, "", unix.SYS_OPENAT, 0, p.str(k.Rel), unix.O_CREAT|unix.O_RDONLY|unix.O_CLOEXEC, 0).from(0, mfd).into(f)
-			p.closeSlot(f)
+			p.call3("mask mount point ", k.Rel, "", unix.SYS_MKNODAT, 0, p.str(k.Rel), unix.S_IFREG, 0).from(0, mfd)
 		}
 	}
 	if op.Path == "/dev" {
@@ -558,14 +654,21 @@ func compileKeepMask(p *program, spec *landlock.Spec, op landlock.MountOp, clone
 	p.call("mask root", unix.SYS_OPENAT, 0, p.str("."), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0).from(0, mfd).into(root)
 	p.call("mask root", unix.SYS_FCHMOD, 0, 0o111).from(0, root)
 	p.closeSlot(root)
-	p.call3(what, ": attaching the mask", "", unix.SYS_MOVE_MOUNT, 0, p.str(""), atFdcwdU, p.str(op.Path), unix.MOVE_MOUNT_F_EMPTY_PATH).from(0, mfd)
-	for _, k := range ks {
+	return m
+}
+
+// attachKeepMask attaches a mask built by buildKeepMask at op.Path, carries
+// the kept paths through it and makes it read-only.
+func attachKeepMask(p *program, op landlock.MountOp, m *keepMask) {
+	what := string(op.Kind) + " " + op.Path + " (" + op.Why + ")"
+	p.call3(what, ": attaching the mask", "", unix.SYS_MOVE_MOUNT, 0, p.str(""), atFdcwdU, p.str(op.Path), unix.MOVE_MOUNT_F_EMPTY_PATH).from(0, m.mfd)
+	for _, k := range m.kept {
 		p.call3(what, ": carrying through the mask: ", k.rel, unix.SYS_MOVE_MOUNT, 0, p.str(""), atFdcwdU, p.str(path.Join(op.Path, k.rel)), unix.MOVE_MOUNT_F_EMPTY_PATH).from(0, k.slot)
 		if k.owned {
 			p.closeSlot(k.slot)
 		}
 	}
-	if devpts {
+	if m.devpts {
 		// Like bubblewrap's --dev: a new devpts instance (the command
 		// cannot reach the host's terminals) with /dev/ptmx bound to its
 		// own ptmx node, so posix_openpt works without capabilities.
@@ -573,7 +676,6 @@ func compileKeepMask(p *program, spec *landlock.Spec, op landlock.MountOp, clone
 		p.call("binding /dev/ptmx", unix.SYS_MOUNT, p.str("/dev/pts/ptmx"), p.str("/dev/ptmx"), p.str(""), unix.MS_BIND, 0)
 	}
 	a, n := mountAttr(p, unix.MOUNT_ATTR_RDONLY)
-	p.call3(what, ": making the mask read-only", "", unix.SYS_MOUNT_SETATTR, 0, p.str(""), unix.AT_EMPTY_PATH, a, n).from(0, mfd)
-	p.closeSlot(mfd)
-	return nil
+	p.call3(what, ": making the mask read-only", "", unix.SYS_MOUNT_SETATTR, 0, p.str(""), unix.AT_EMPTY_PATH, a, n).from(0, m.mfd)
+	p.closeSlot(m.mfd)
 }

@@ -4,11 +4,13 @@ package launch
 
 import (
 	"errors"
+	"strings"
 	"sync"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/sbx-dev/sbx/internal/starttrace"
+	"github.com/sbx-dev/sbx/ir"
 	"github.com/sbx-dev/sbx/targets/landlock"
 )
 
@@ -25,6 +27,8 @@ type Early struct {
 	flags  uint64
 	setup  *childSetup // what the init's part was compiled for
 	taken  bool
+	// pre is the mask the init built while the profile was bound, or nil.
+	pre *prebuilt
 }
 
 // Prestart starts an init in new PID, mount and IPC namespaces, and a user
@@ -32,7 +36,13 @@ type Early struct {
 // containment asks when not root). The init is tied to sbx's process (it
 // watches a pidfd of it), not to the calling thread. Close releases an
 // init that was not used.
-func Prestart(userns bool) (*Early, error) {
+//
+// With the plan of the profile to be bound, the init also builds, while
+// the profile is bound, the mask of /dev that a profile reading / gets
+// (about a third of the mount view's system calls); its part attaches
+// the mask if the bound spec asks for that one, and discards it
+// otherwise.
+func Prestart(userns bool, plan *landlock.Plan) (*Early, error) {
 	if raceEnabled {
 		return nil, errors.New("no early init in a race-enabled build")
 	}
@@ -40,11 +50,69 @@ func Prestart(userns bool) (*Early, error) {
 	if userns {
 		flags |= unix.CLONE_NEWUSER
 	}
-	h, err := startInit(flags, -1)
+	var pre *prebuilt
+	if op, ok := predictDevMask(plan); ok {
+		pre = compilePrebuild(op, lstatKind, userns, unix.Geteuid(), unix.Getegid())
+	}
+	var preProg *program
+	if pre != nil {
+		preProg = pre.prog
+	}
+	h, err := startInit(flags, -1, preProg)
 	if err != nil {
 		return nil, cloneError(err)
 	}
-	return &Early{h: h, userns: userns, flags: flags}, nil
+	return &Early{h: h, userns: userns, flags: flags, pre: pre}, nil
+}
+
+// predictDevMask returns the mask of /dev that binding plan will most
+// likely make (see devInputs in package landlock): when a rule reads or
+// writes / and none names /dev or a path below it, /dev is masked and the
+// standard devices that exist are kept. A wrong guess only costs the
+// prebuilt mask (see prebuilt.matches).
+func predictDevMask(plan *landlock.Plan) (landlock.MountOp, bool) {
+	if plan == nil || len(plan.DenyGlobs) > 0 {
+		return landlock.MountOp{}, false
+	}
+	covered := false
+	for _, r := range plan.Rules {
+		if r.Path.Anchor != ir.AnchorRoot {
+			continue
+		}
+		switch {
+		case r.Path.Rel == "" && r.Access != ir.Deny:
+			covered = true
+		case r.Path.Rel == "dev" || strings.HasPrefix(r.Path.Rel, "dev/"):
+			return landlock.MountOp{}, false
+		}
+	}
+	if !covered || lstatKind("/dev") != landlock.KindDir {
+		return landlock.MountOp{}, false
+	}
+	op := landlock.MountOp{Kind: landlock.MountMask, Path: "/dev", Dir: true, Why: ir.Deny.String()}
+	for _, d := range landlock.StandardDevices {
+		var st unix.Stat_t
+		if unix.Stat(d, &st) != nil {
+			continue
+		}
+		op.Keep = append(op.Keep, landlock.Keep{Rel: strings.TrimPrefix(d, "/dev/"), Dir: st.Mode&unix.S_IFMT == unix.S_IFDIR})
+	}
+	return op, true
+}
+
+// lstatKind is what lstat finds at p.
+func lstatKind(p string) landlock.Kind {
+	var st unix.Stat_t
+	if unix.Lstat(p, &st) != nil {
+		return landlock.KindMissing
+	}
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFLNK:
+		return landlock.KindSymlink
+	case unix.S_IFDIR:
+		return landlock.KindDir
+	}
+	return landlock.KindFile
 }
 
 // Close ends the init unless a Spawn has taken it (it then belongs to
@@ -73,7 +141,7 @@ func (e *Early) adopt(spec *landlock.Spec) *Early {
 		return nil // closed, or adopted by another Sandbox
 	}
 	setup := &childSetup{userns: e.userns, uid: unix.Geteuid(), gid: unix.Getegid(), setsid: true, pdeathsig: unix.SIGKILL, landlock: spec.ABI > 0}
-	p, err := compiled(func() (*program, error) { return compileInit(spec, setup) })
+	p, err := compiled(func() (*program, error) { return compileInit(spec, setup, e.pre) })
 	if err == nil {
 		starttrace.Mark("initcompiled")
 		err = e.h.sendInit(p)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sbx-dev/sbx/builtin"
 	"github.com/sbx-dev/sbx/executor"
+	"github.com/sbx-dev/sbx/ir"
 	"github.com/sbx-dev/sbx/targets/landlock"
 )
 
@@ -45,7 +46,7 @@ func earlySandbox(t *testing.T, dir string) (*Sandbox, *Early) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := Prestart(false)
+	e, err := Prestart(false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +125,7 @@ func TestEarlyInitClosed(t *testing.T) {
 			e.Close()
 			e.Close() // twice: a no-op
 		} else {
-			e, err := Prestart(false)
+			e, err := Prestart(false, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -156,7 +157,7 @@ func TestEarlyInitMismatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := Prestart(true)
+	e, err := Prestart(true, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,4 +186,133 @@ func countFDs(t *testing.T) int {
 		t.Fatal(err)
 	}
 	return len(des)
+}
+
+// viewOf runs a command under sb that prints what the mount view shows of
+// /dev, and returns its output with mount ids and device numbers (which
+// differ between namespaces and instances) taken out, the mounts sorted.
+func viewOf(t *testing.T, sb *Sandbox, dir string) string {
+	t.Helper()
+	script := `awk '{ $1 = ""; $2 = ""; $3 = ""; print }' /proc/self/mountinfo | sort
+stat -c '%n %a %F %t:%T' /dev/null /dev/zero /dev/full /dev/random /dev/urandom /dev/tty /dev/ptmx /dev/pts /dev/fd /dev/stdin /dev/stdout /dev/stderr
+ls -la /dev/pts | tail -n +2 | awk '{ print $1, $NF }'
+echo x > /dev/null && head -c 4 /dev/zero | od -An -tx1
+ls /dev 2>&1 | head -1
+ls /proc/self/fd`
+	res, err := executor.Run(context.Background(), executor.Request{Argv: []string{"/bin/sh", "-c", script}, Dir: dir,
+		Env: []string{"PATH=/usr/bin:/bin"}, Timeout: 10 * time.Second, Sandbox: sb})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ExitCode != 0 {
+		t.Fatalf("exit %d, stdout %q, stderr %q", res.ExitCode, res.Stdout.Head, res.Stderr.Head)
+	}
+	return string(res.Stdout.Head)
+}
+
+// TestEarlyPrebuiltMask: with the plan, the early init builds the mask of
+// /dev while the profile is bound, and the view it attaches is the view a
+// sandbox without an early init builds: same mounts with the same flags,
+// same device nodes and links, a working private devpts, an unlistable
+// /dev, and no descriptor of the mask left to the command.
+func TestEarlyPrebuiltMask(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root (PID namespace without a user namespace)")
+	}
+	plan, err := builtin.Plan("workspace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	b, err := landlock.DefaultBindings(dir, os.Getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := New(plan, b, Options{NoSupervisor: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := viewOf(t, plain, dir)
+	for i := 0; i < 3; i++ {
+		e, err := Prestart(false, plan)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.pre == nil {
+			e.Close()
+			t.Fatal("no mask was prebuilt for the workspace plan")
+		}
+		sb, err := New(plan, b, Options{Early: e, NoSupervisor: true})
+		if err != nil {
+			e.Close()
+			t.Fatal(err)
+		}
+		got := viewOf(t, sb, dir)
+		e.Close()
+		if !e.pre.used {
+			t.Fatal("the prebuilt mask was not used")
+		}
+		if got != want {
+			t.Fatalf("the view with the prebuilt mask differs:\n--- prebuilt\n%s\n--- built in the init's part\n%s", got, want)
+		}
+	}
+	if !strings.Contains(want, "ptmx") || !strings.Contains(want, "Permission denied") || !strings.Contains(want, "00 00 00 00") {
+		t.Fatalf("unexpected view:\n%s", want)
+	}
+}
+
+// TestEarlyPrebuiltMaskDiscarded: an early init that prebuilt the mask of
+// /dev for one plan, adopted for a plan that masks nothing there (it
+// reads /usr only), discards the mask: the command's view has the host's
+// /dev under the read-only base, and none of the mask's descriptors.
+func TestEarlyPrebuiltMaskDiscarded(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root (PID namespace without a user namespace)")
+	}
+	workspace, err := builtin.Plan("workspace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	narrow := *workspace
+	narrow.Rules = nil
+	for _, r := range workspace.Rules {
+		if r.Path.Anchor == ir.AnchorRoot && r.Path.Rel == "" {
+			r.Path.Rel = "usr"
+		}
+		narrow.Rules = append(narrow.Rules, r)
+	}
+	dir := t.TempDir()
+	b, err := landlock.DefaultBindings(dir, os.Getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := Prestart(false, workspace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	sb, err := New(&narrow, b, Options{Early: e, NoSupervisor: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := executor.Run(context.Background(), executor.Request{Argv: []string{"/usr/bin/env", "sh", "-c", "ls /proc/self/fd; grep -c ' /dev ' /proc/self/mountinfo"},
+		Dir: dir, Env: []string{"PATH=/usr/bin:/bin"}, Timeout: 10 * time.Second, Sandbox: sb})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !e.pre.used {
+		t.Fatal("the prebuilt mask was neither used nor discarded")
+	}
+	out := strings.Fields(string(res.Stdout.Head))
+	if res.ExitCode != 0 || len(out) < 2 {
+		t.Fatalf("exit %d, stdout %q, stderr %q", res.ExitCode, res.Stdout.Head, res.Stderr.Head)
+	}
+	// ls shows 0, 1, 2 and its own directory descriptor; the count is the
+	// host's /dev mount, not a mask's tmpfs.
+	if fds := out[:len(out)-1]; len(fds) > 4 {
+		t.Errorf("descriptors in the command: %v", fds)
+	}
+	if out[len(out)-1] != "1" {
+		t.Errorf("/dev mounts in the view: %s, want the host's one", out[len(out)-1])
+	}
 }

@@ -76,10 +76,10 @@ func (s *Sandbox) Spawn(cmd *exec.Cmd) (executor.Spawned, error) {
 	h := s.takeEarly(setup, flags, cg)
 	if h == nil {
 		var err error
-		if h, err = startInit(flags, cg); err != nil {
+		if h, err = startInit(flags, cg, nil); err != nil {
 			return none, cloneError(err)
 		}
-		initProg, err := compiled(func() (*program, error) { return compileInit(&spec, setup) })
+		initProg, err := compiled(func() (*program, error) { return compileInit(&spec, setup, nil) })
 		if err == nil {
 			err = h.sendInit(initProg)
 		}

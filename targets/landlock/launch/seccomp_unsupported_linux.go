@@ -50,7 +50,9 @@ func (s *Sandbox) ExitSignal(*exec.Cmd) int { return 0 }
 type Early struct{}
 
 // Prestart fails: see Spawn.
-func Prestart(bool) (*Early, error) { return nil, fmt.Errorf("no early init on %s", runtime.GOARCH) }
+func Prestart(bool, *landlock.Plan) (*Early, error) {
+	return nil, fmt.Errorf("no early init on %s", runtime.GOARCH)
+}
 
 // Close does nothing.
 func (e *Early) Close() {}

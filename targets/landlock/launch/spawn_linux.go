@@ -421,7 +421,12 @@ func forkRun(args *cloneArgs, first *insn, n int, status *childStatus) (pid uint
 // and everything it started are gone, before the init exits with the
 // command's code, or 128+N when it died of signal N (an init cannot die of
 // the command's signal).
-func startInit(flags uint64, cgroupFD int) (*initHandle, error) {
+func startInit(flags uint64, cgroupFD int, pre *program) (*initHandle, error) {
+	if pre != nil {
+		if err := validate(pre); err != nil {
+			return nil, err
+		}
+	}
 	var pipe [2]int
 	if err := unix.Pipe2(pipe[:], unix.O_CLOEXEC); err != nil {
 		return nil, fmt.Errorf("pipe: %w", err)
@@ -494,6 +499,11 @@ func startInit(flags uint64, cgroupFD int) (*initHandle, error) {
 	a.pfd[0] = unix.PollFd{Fd: int32(ctl[1]), Events: unix.POLLIN}
 	a.pfd[1] = unix.PollFd{Fd: int32(self), Events: unix.POLLIN}
 	f.args = a
+	if pre != nil && len(pre.insns) > 0 {
+		// The prebuilt part runs as soon as the namespaces exist.
+		a.parts[partPre] = progPart{first: &pre.insns[0], n: len(pre.insns)}
+		f.preProg = pre
+	}
 	// Go's signal handlers must never run in the init or the command's
 	// process (they share sbx's memory): CLONE_CLEAR_SIGHAND (Linux 5.5)
 	// gives the init default dispositions for every handled signal (an
@@ -516,7 +526,7 @@ func startInit(flags uint64, cgroupFD int) (*initHandle, error) {
 		return nil, syscall.Errno(errno)
 	}
 	f.File = os.NewFile(uintptr(pipe[0]), "sbx-init-status")
-	return &initHandle{pid: int(r), ctl: ctl[0], f: f}, nil
+	return &initHandle{pid: int(r), ctl: ctl[0], f: f, pre: pre}, nil
 }
 
 // initHandle is an init started by startInit that has not yet been given
@@ -525,6 +535,7 @@ type initHandle struct {
 	pid  int
 	ctl  int // sbx's end of the control socket, -1 once closed
 	f    *initFile
+	pre  *program // the part the init ran at once, or nil
 	init *program // the init's part, once sent
 	done bool
 }
@@ -555,7 +566,7 @@ func (h *initHandle) sendInit(p *program) error {
 	h.init = p
 	h.f.initProg = p
 	if len(p.insns) > 0 {
-		h.f.args.parts[0] = progPart{first: &p.insns[0], n: len(p.insns)}
+		h.f.args.parts[partInit] = progPart{first: &p.insns[0], n: len(p.insns)}
 	}
 	// An init that failed to create its namespaces has exited: the send
 	// fails, and the report read by runCommand says why.
@@ -611,7 +622,7 @@ func (h *initHandle) runCommand(p *program) (pid int, pidfd int, status *initFil
 	a.nrecv = len(p.recv)
 	// Publish the command's part, then send it with its descriptors.
 	h.f.prog = p
-	a.parts[1] = progPart{first: &p.insns[0], n: len(p.insns)}
+	a.parts[partCommand] = progPart{first: &p.insns[0], n: len(p.insns)}
 	var oob []byte
 	if len(fds) > 0 {
 		oob = unix.UnixRights(fds...)
@@ -636,10 +647,13 @@ func (h *initHandle) runCommand(p *program) (pid int, pidfd int, status *initFil
 			return 0, -1, nil, &spawnError{Step: what, Errno: syscall.Errno(rep.errno)}
 		}
 		part := p
-		if rep.part == 0 {
+		switch rep.part {
+		case partPre:
+			part = h.pre
+		case partInit:
 			part = h.init
 		}
-		if rerr != nil || rep.step < 0 || int(rep.step) >= len(part.insns) {
+		if rerr != nil || part == nil || rep.step < 0 || int(rep.step) >= len(part.insns) {
 			return 0, -1, nil, fmt.Errorf("the sandbox's init exited before the command started (%v)", ws)
 		}
 		step := int(rep.step)
@@ -676,6 +690,7 @@ type initFile struct {
 	*os.File
 	stack    []byte
 	args     *initArgs
+	preProg  *program
 	initProg *program
 	prog     *program
 	cargs    *cloneArgs
@@ -687,7 +702,7 @@ type initFile struct {
 // on that stack, which must not be freed.
 func (f *initFile) release() {
 	f.File.Close()
-	f.stack, f.args, f.initProg, f.prog, f.cargs = nil, nil, nil, nil, nil
+	f.stack, f.args, f.preProg, f.initProg, f.prog, f.cargs = nil, nil, nil, nil, nil, nil
 }
 
 // rawCloneInit is clone3 with a stack of its own for the child, which calls
@@ -697,7 +712,7 @@ func rawCloneInit(args, size, arg uintptr) (r1, errno uintptr)
 // initArgs is what the init reads and writes in sbx's memory, which it
 // shares (CLONE_VM). It is kept alive until the init has been reaped.
 type initArgs struct {
-	parts [2]progPart // the init's part, the command's part
+	parts [3]progPart // the prebuilt part, the init's part, the command's part
 	// st is the failed step, reported on the status pipe (pipeW).
 	st childStatus
 	// end is the final report (see initMain), written on the status pipe
@@ -750,8 +765,12 @@ type progPart struct {
 }
 
 const (
-	// partUnshare in a report: the init failed to create its namespaces.
-	partUnshare = 2
+	// The parts of the init's program, and in a report partUnshare: the
+	// init failed to create its namespaces.
+	partPre     = 0
+	partInit    = 1
+	partCommand = 2
+	partUnshare = 3
 	// maxRecvFDs bounds the descriptors the command's part receives.
 	maxRecvFDs = 8
 	// cmsgSpaceRecv is CMSG_SPACE(maxRecvFDs * 4).
@@ -865,17 +884,17 @@ func initMain(a *initArgs) {
 			}
 		}
 	}
-	if !failed {
-		initWait(a)
-		r, _, e = syscall.RawSyscall(unix.SYS_READ, uintptr(a.ctl), uintptr(unsafe.Pointer(&sig[0])), 1)
-		if e != 0 || r != 1 || sig[0] != 'i' {
-			for {
-				syscall.RawSyscall(unix.SYS_EXIT_GROUP, 125, 0, 0)
+	for part = 0; part < 3 && !failed && !command && cmd == 0; part++ {
+		if part == partInit {
+			initWait(a)
+			r, _, e = syscall.RawSyscall(unix.SYS_READ, uintptr(a.ctl), uintptr(unsafe.Pointer(&sig[0])), 1)
+			if e != 0 || r != 1 || sig[0] != 'i' {
+				for {
+					syscall.RawSyscall(unix.SYS_EXIT_GROUP, 125, 0, 0)
+				}
 			}
 		}
-	}
-	for part = 0; part < 2 && !failed && !command && cmd == 0; part++ {
-		if part == 1 {
+		if part == partCommand {
 			// The command's part, with its descriptors (close-on-exec).
 			// Waiting also covers sbx dying before the init's part set the
 			// parent-death signal.
@@ -952,7 +971,7 @@ func initMain(a *initArgs) {
 	}
 	if command {
 		// The program ends with execve, which only returns on failure.
-		a.st.errno, a.st.step, a.st.part = int64(syscall.ENOEXEC), int64(a.parts[1].n-1), 1
+		a.st.errno, a.st.step, a.st.part = int64(syscall.ENOEXEC), int64(a.parts[partCommand].n-1), partCommand
 		for {
 			syscall.RawSyscall(unix.SYS_EXIT_GROUP, 125, 0, 0)
 		}
