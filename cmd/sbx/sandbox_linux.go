@@ -22,7 +22,7 @@ func platformSandbox(p *profile, o *runOptions) (executor.Sandbox, error) {
 		return nil, err
 	}
 	sb, err := launch.New(p.plan, b, launch.Options{ABICap: o.abiCap, AllowDegraded: o.allowDegraded,
-		NoSupervisor: os.Getenv("SBX_LANDLOCK_NO_SUPERVISOR") == "1", Early: o.early})
+		NoSupervisor: os.Getenv("SBX_LANDLOCK_NO_SUPERVISOR") == "1", Early: o.early, ExitsAfter: exitsAfterRun})
 	if err != nil {
 		return nil, fmt.Errorf("profile %s: %w", p.name, err)
 	}

@@ -6,7 +6,9 @@ import (
 	"context"
 	"os"
 	"runtime"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -314,5 +316,50 @@ func TestEarlyPrebuiltMaskDiscarded(t *testing.T) {
 	}
 	if out[len(out)-1] != "1" {
 		t.Errorf("/dev mounts in the view: %s, want the host's one", out[len(out)-1])
+	}
+}
+
+// TestExitsAfterLingers: with ExitsAfter (sbx run: the process exits
+// right after the run), the init that reported the end stays until sbx's
+// process exits, so that its teardown comes after that exit; the run's
+// result is complete meanwhile. Here the process goes on, so the init is
+// still there after Run, blocked; killed, it is reaped.
+func TestExitsAfterLingers(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root (PID namespace without a user namespace)")
+	}
+	plan, err := builtin.Plan("workspace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	b, err := landlock.DefaultBindings(dir, os.Getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb, err := New(plan, b, Options{NoSupervisor: true, ExitsAfter: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := executor.Run(context.Background(), executor.Request{Argv: []string{"/bin/sh", "-c", "echo done; exit 4"}, Dir: dir,
+		Env: []string{"PATH=/usr/bin:/bin"}, Timeout: 10 * time.Second, Sandbox: sb, ExitsAfter: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ExitCode != 4 || string(res.Stdout.Head) != "done\n" {
+		t.Fatalf("exit %d, stdout %q", res.ExitCode, res.Stdout.Head)
+	}
+	time.Sleep(50 * time.Millisecond)
+	st, err := os.ReadFile("/proc/" + strconv.Itoa(res.Pid) + "/stat")
+	if err != nil {
+		t.Fatalf("the init is gone: %v", err)
+	}
+	if f := strings.Fields(string(st)); len(f) < 3 || f[2] != "S" {
+		t.Fatalf("the init is not waiting: %s", st)
+	}
+	syscall.Kill(res.Pid, syscall.SIGKILL)
+	var ws syscall.WaitStatus
+	if _, err := syscall.Wait4(res.Pid, &ws, 0, nil); err != nil || !ws.Signaled() {
+		t.Fatalf("reaping the init: %v %v", ws, err)
 	}
 }

@@ -136,6 +136,7 @@ func (s *Sandbox) Spawn(cmd *exec.Cmd) (executor.Spawned, error) {
 	if err != nil {
 		return fail(err)
 	}
+	h.f.args.linger = s.linger
 	pid, pidfd, status, err := h.runCommand(prog)
 	starttrace.Mark("execd")
 	runtime.KeepAlive(cmd.Stdin)

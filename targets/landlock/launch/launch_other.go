@@ -23,6 +23,7 @@ type Options struct {
 	ABICap        int
 	AllowDegraded bool
 	NoSupervisor  bool
+	ExitsAfter    bool
 }
 
 // Sandbox is unavailable on this system.

@@ -430,7 +430,10 @@ func TestRedTeam6InterruptAtStart(t *testing.T) {
 			for _, d := range []time.Duration{3 * time.Millisecond, 5 * time.Millisecond} {
 				for _, sig := range sigs[:2] {
 					tok := rt6Token()
-					rt6Interrupt(t, u, env, sig, d, tok, "--timeout", "10s", "--profile", "workspace", "--cwd", f.ws, "--", "sleep", "30", tok)
+					// A command that keeps running if it did start (sbx got
+					// faster than the window): the signal then cancels it,
+					// with the same 128+N.
+					rt6Interrupt(t, u, env, sig, d, tok, "--timeout", "10s", "--profile", "workspace", "--cwd", f.ws, "--", "sh", "-c", "sleep 30", tok)
 				}
 			}
 		})

@@ -31,6 +31,12 @@ type Options struct {
 	// its part of the program, and the first matching Spawn uses it. The
 	// caller still closes it (Early.Close), which ends it if unused.
 	Early *Early
+	// ExitsAfter tells that the caller's process exits right after its
+	// runs (sbx run): an init that reported its command's end then waits
+	// for that exit before its own, so that the teardown of the sandbox's
+	// namespaces and of the memory it shares with sbx comes after sbx's
+	// exit instead of in it. Use it with executor.Request.ExitsAfter.
+	ExitsAfter bool
 }
 
 // The Sandbox starts commands itself and reports their signals.
@@ -59,6 +65,7 @@ type Sandbox struct {
 	status sync.Map
 	mu     sync.Mutex
 	early  *Early // see Options.Early; taken by the first Spawn
+	linger bool   // Options.ExitsAfter
 }
 
 // New binds plan with b for this kernel. It fails (wrapping
@@ -77,7 +84,7 @@ func New(plan *landlock.Plan, b ir.Bindings, o Options) (*Sandbox, error) {
 			return nil, err
 		}
 	}
-	return &Sandbox{spec: spec, report: rep, lastCap: lastCapability(), early: o.Early.adopt(spec)}, nil
+	return &Sandbox{spec: spec, report: rep, lastCap: lastCapability(), early: o.Early.adopt(spec), linger: o.ExitsAfter}, nil
 }
 
 // Spec returns the bound spec (for dry runs and exports).

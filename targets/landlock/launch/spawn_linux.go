@@ -723,6 +723,9 @@ type initArgs struct {
 	// the descriptors it keeps.
 	ws2    uint32
 	lo, hi uintptr
+	// linger keeps the init, once it reported the end, until sbx has
+	// exited (see initLinger); set by Spawn before the command's part.
+	linger bool
 	pipeW  int
 	pipeR  int // sbx's end: the init closes its copy
 	// sbx is a pidfd of sbx, watched while the init waits (see startInit).
@@ -1055,6 +1058,7 @@ func initMain(a *initArgs) {
 			}
 			a.end = endReport{magic: endMagic, status: ws}
 			syscall.RawSyscall(unix.SYS_WRITE, pipeW, uintptr(unsafe.Pointer(&a.end)), unsafe.Sizeof(a.end))
+			initLinger(a)
 			if ws&0x7f == 0 {
 				syscall.RawSyscall(unix.SYS_EXIT_GROUP, uintptr((ws>>8)&0xff), 0, 0)
 			}
@@ -1090,6 +1094,29 @@ func initMain(a *initArgs) {
 		switch signo {
 		case uint32(unix.SIGTERM), uint32(unix.SIGINT), uint32(unix.SIGHUP):
 			syscall.RawSyscall(unix.SYS_KILL, ^uintptr(0), uintptr(signo), 0)
+		}
+	}
+}
+
+// initLinger waits, after the end was reported and when a.linger is set,
+// until sbx has exited. Nothing of the command is left by then; what is
+// left is the teardown of the namespaces and of the memory the init
+// shares with sbx, which the init's exit pays instead of sbx's, after sbx
+// has exited (a caller that exits right after the run: sbx run).
+//
+//go:nosplit
+//go:norace
+//go:nocheckptr
+func initLinger(a *initArgs) {
+	if !a.linger {
+		return
+	}
+	a.pfd[0].Fd = -1 // sbx's pidfd only
+	for {
+		a.pfd[1].Revents = 0
+		_, _, e := syscall.RawSyscall6(unix.SYS_PPOLL, uintptr(unsafe.Pointer(&a.pfd[0])), 2, 0, 0, 0, 0)
+		if e == 0 && a.pfd[1].Revents != 0 || e != 0 && e != syscall.EINTR {
+			return
 		}
 	}
 }
