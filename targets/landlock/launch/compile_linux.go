@@ -31,9 +31,8 @@ type childSetup struct {
 	listenerTo int
 	// nsFDs sends the command's namespaces with the listener (see
 	// compileCommand).
-	nsFDs   bool
-	filter  []unix.SockFilter
-	lastCap int
+	nsFDs  bool
+	filter []unix.SockFilter
 }
 
 // compileInit turns the spec into the init's part of the program:
@@ -204,7 +203,7 @@ func compileCommand(s *landlock.Spec, c *childSetup, init *program) (*program, e
 	if ruleset != noSlot {
 		compileRules(p, s, ruleset)
 	}
-	compileCapDrop(p, c.lastCap)
+	compileCapClear(p)
 	p.call("prctl(PR_SET_NO_NEW_PRIVS)", unix.SYS_PRCTL, unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
 	if ruleset != noSlot {
 		p.call("landlock_restrict_self", unix.SYS_LANDLOCK_RESTRICT_SELF, 0, 0).from(0, ruleset)
@@ -319,13 +318,24 @@ func sendFDs(p *program, sock int8, ss []int8) {
 	in.patchAddr, in.patchSlot = unsafe.Pointer(&oob[unix.CmsgLen(0)]), ss[0]
 }
 
-// compileCapDrop empties every capability set (see dropCapabilities).
-func compileCapDrop(p *program, lastCap int) {
+// compileBoundingDrop sets the securebits and empties the bounding and
+// ambient sets (see dropCapabilities): what the init may drop for the
+// command early, in its first part, while sbx still binds the profile.
+// The init never execs, so neither set is of use to it, and its effective
+// capabilities (mounts, the namespace's maps, kill) stay; the command's
+// process inherits all three from it. compileCapClear, in the command's
+// part, empties the rest.
+func compileBoundingDrop(p *program, lastCap int) {
 	p.call("prctl(PR_SET_SECUREBITS)", unix.SYS_PRCTL, unix.PR_SET_SECUREBITS, secureBits)
 	for c := 0; c <= lastCap; c++ {
 		p.call3("prctl(PR_CAPBSET_DROP, ", strconv.Itoa(c), ")", unix.SYS_PRCTL, unix.PR_CAPBSET_DROP, uintptr(c))
 	}
 	p.call("prctl(PR_CAP_AMBIENT_CLEAR_ALL)", unix.SYS_PRCTL, unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL).tolerate(unix.EINVAL, 0)
+}
+
+// compileCapClear empties the effective, permitted and inheritable sets,
+// after compileBoundingDrop ran in the init.
+func compileCapClear(p *program) {
 	hdr := &unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
 	data := new([2]unix.CapUserData)
 	p.keep = append(p.keep, hdr, data)

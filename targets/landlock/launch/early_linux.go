@@ -41,7 +41,8 @@ type Early struct {
 // the profile is bound, the mask of /dev that a profile reading / gets
 // (about a third of the mount view's system calls); its part attaches
 // the mask if the bound spec asks for that one, and discards it
-// otherwise.
+// otherwise. It also empties the bounding and ambient capability sets
+// the command will inherit (see compileBoundingDrop).
 func Prestart(userns bool, plan *landlock.Plan) (*Early, error) {
 	if raceEnabled {
 		return nil, errors.New("no early init in a race-enabled build")
@@ -50,17 +51,21 @@ func Prestart(userns bool, plan *landlock.Plan) (*Early, error) {
 	if userns {
 		flags |= unix.CLONE_NEWUSER
 	}
-	var pre *prebuilt
-	if op, ok := predictDevMask(plan); ok {
-		pre = compilePrebuild(op, lstatKind, userns, unix.Geteuid(), unix.Getegid())
-	}
-	var preProg *program
-	if pre != nil {
-		preProg = pre.prog
-	}
-	h, err := startInit(flags, -1, preProg)
+	// The init first: the kernel creates its namespaces while its first
+	// part is compiled here.
+	h, err := startInit(flags, -1)
 	if err != nil {
 		return nil, cloneError(err)
+	}
+	var pre *prebuilt
+	first := newProgram()
+	if op, ok := predictDevMask(plan); ok {
+		pre = compilePrebuild(op, lstatKind, userns, unix.Geteuid(), unix.Getegid())
+		first = pre.prog
+	}
+	if err := h.sendPre(first, lastCapability()); err != nil {
+		h.abort()
+		return nil, err
 	}
 	return &Early{h: h, userns: userns, flags: flags, pre: pre}, nil
 }

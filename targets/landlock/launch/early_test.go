@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/sbx-dev/sbx/builtin"
 	"github.com/sbx-dev/sbx/executor"
 	"github.com/sbx-dev/sbx/ir"
@@ -142,6 +144,45 @@ func TestEarlyInitClosed(t *testing.T) {
 	}
 }
 
+// TestInitPartsInOrder: an init takes its first part, then its own, each
+// once; one aborted before its first part ends without running anything.
+func TestInitPartsInOrder(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root (PID namespace without a user namespace)")
+	}
+	before := countFDs(t)
+	flags := uint64(unix.CLONE_NEWPID | unix.CLONE_NEWNS | unix.CLONE_NEWIPC)
+	h, err := startInit(flags, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.sendInit(newProgram()); err == nil {
+		t.Error("the init's part was sent before the first part")
+	}
+	if err := h.sendPre(newProgram(), lastCapability()); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.sendPre(newProgram(), lastCapability()); err == nil {
+		t.Error("a second first part was sent")
+	}
+	if err := h.sendInit(newProgram()); err != nil {
+		t.Fatal(err)
+	}
+	h.abort()
+	// Aborted at once: the init reads 'x' where it waits for 'p'.
+	h, err = startInit(flags, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.abort()
+	if after := countFDs(t); after > before {
+		t.Errorf("descriptors: %d before, %d after", before, after)
+	}
+	if c := children(t); len(c) > 0 {
+		t.Errorf("children left: %v", c)
+	}
+}
+
 // TestEarlyInitMismatch: an early init prepared for another containment
 // (a user namespace here) is closed by Spawn, which starts its own.
 func TestEarlyInitMismatch(t *testing.T) {
@@ -200,7 +241,8 @@ stat -c '%n %a %F %t:%T' /dev/null /dev/zero /dev/full /dev/random /dev/urandom 
 ls -la /dev/pts | tail -n +2 | awk '{ print $1, $NF }'
 echo x > /dev/null && head -c 4 /dev/zero | od -An -tx1
 ls /dev 2>&1 | head -1
-ls /proc/self/fd`
+ls /proc/self/fd
+grep -E '^(Cap|NoNewPrivs|Seccomp:)' /proc/self/status`
 	res, err := executor.Run(context.Background(), executor.Request{Argv: []string{"/bin/sh", "-c", script}, Dir: dir,
 		Env: []string{"PATH=/usr/bin:/bin"}, Timeout: 10 * time.Second, Sandbox: sb})
 	if err != nil {
@@ -260,6 +302,13 @@ func TestEarlyPrebuiltMask(t *testing.T) {
 	}
 	if !strings.Contains(want, "ptmx") || !strings.Contains(want, "Permission denied") || !strings.Contains(want, "00 00 00 00") {
 		t.Fatalf("unexpected view:\n%s", want)
+	}
+	// The first part of either init emptied the bounding and ambient sets
+	// (compileBoundingDrop), the command's part the others.
+	for _, set := range []string{"CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"} {
+		if !strings.Contains(want, set+":\t0000000000000000\n") {
+			t.Errorf("%s is not empty in the command:\n%s", set, want)
+		}
 	}
 }
 

@@ -621,8 +621,8 @@ func TestSbxNotRestricted(t *testing.T) {
 	// without the supervisor (workspace: .hg etc. are missing; the
 	// supervisor runs outside the sandbox's PID namespace).
 	for profile, pid := range map[string]string{"read-only": "pid=other", "workspace": "pid=other"} {
-		r := f.sbx(t, "run", "--json", "--profile", profile, "--cwd", f.ws, "--", "/bin/sh", "-c", "grep -E '^(NoNewPrivs|CapEff|CapBnd|Seccomp):' /proc/self/status; [ $$ = 1 ] && echo pid=1 || echo pid=other")
-		want := "CapEff:\t0000000000000000\nCapBnd:\t0000000000000000\nNoNewPrivs:\t1\nSeccomp:\t2\n" + pid + "\n"
+		r := f.sbx(t, "run", "--json", "--profile", profile, "--cwd", f.ws, "--", "/bin/sh", "-c", "grep -E '^(NoNewPrivs|Cap[A-Za-z]+|Seccomp):' /proc/self/status; [ $$ = 1 ] && echo pid=1 || echo pid=other")
+		want := "CapInh:\t0000000000000000\nCapPrm:\t0000000000000000\nCapEff:\t0000000000000000\nCapBnd:\t0000000000000000\nCapAmb:\t0000000000000000\nNoNewPrivs:\t1\nSeccomp:\t2\n" + pid + "\n"
 		if r.Stdout != want {
 			t.Errorf("%s: sandboxed status:\n%s\nwant:\n%s", profile, r.Stdout, want)
 		}

@@ -62,7 +62,6 @@ func (s *Sandbox) Spawn(cmd *exec.Cmd) (executor.Spawned, error) {
 		landlock:   spec.ABI > 0,
 		ruleset:    -1,
 		listenerTo: -1,
-		lastCap:    s.lastCap,
 	}
 	setup.nsFDs = setup.userns && !setup.landlock
 	flags := uint64(sys.Cloneflags) | unix.CLONE_NEWNS | unix.CLONE_NEWIPC
@@ -76,12 +75,16 @@ func (s *Sandbox) Spawn(cmd *exec.Cmd) (executor.Spawned, error) {
 	h := s.takeEarly(setup, flags, cg)
 	if h == nil {
 		var err error
-		if h, err = startInit(flags, cg, nil); err != nil {
+		if h, err = startInit(flags, cg); err != nil {
 			return none, cloneError(err)
 		}
-		initProg, err := compiled(func() (*program, error) { return compileInit(&spec, setup, nil) })
+		err = h.sendPre(newProgram(), s.lastCap)
 		if err == nil {
-			err = h.sendInit(initProg)
+			var initProg *program
+			initProg, err = compiled(func() (*program, error) { return compileInit(&spec, setup, nil) })
+			if err == nil {
+				err = h.sendInit(initProg)
+			}
 		}
 		if err != nil {
 			h.abort()

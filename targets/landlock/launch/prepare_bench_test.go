@@ -32,7 +32,7 @@ func BenchmarkPrepare(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		setup := &childSetup{userns: false, setsid: true, pdeathsig: 9, landlock: true, stdio: [3]int{0, 1, 2}, ruleset: 5, listenerTo: 7, lastCap: sb.lastCap, filter: f}
+		setup := &childSetup{userns: false, setsid: true, pdeathsig: 9, landlock: true, stdio: [3]int{0, 1, 2}, ruleset: 5, listenerTo: 7, filter: f}
 		ip, err := compileInit(&spec, setup, nil)
 		if err != nil {
 			b.Fatal(err)

@@ -405,7 +405,9 @@ func forkRun(args *cloneArgs, first *insn, n int, status *childStatus) (pid uint
 // mount table (a few tenths of a millisecond) while sbx binds the profile
 // and compiles the program; the init waits on its control socket.
 //
-// The program comes in two parts. sendInit gives it the init's part
+// The program comes in three parts. sendPre gives it the first (the
+// prebuilt mask of /dev, if any, and the capabilities' bounding set), which
+// it runs as soon as its namespaces exist; sendInit gives it the init's part
 // (compileInit: maps, session, mounts), which it runs at once; runCommand
 // gives it the command's part (compileCommand) with the descriptors that
 // part names, sent over the socket: the init places them in slots, starts
@@ -421,12 +423,7 @@ func forkRun(args *cloneArgs, first *insn, n int, status *childStatus) (pid uint
 // and everything it started are gone, before the init exits with the
 // command's code, or 128+N when it died of signal N (an init cannot die of
 // the command's signal).
-func startInit(flags uint64, cgroupFD int, pre *program) (*initHandle, error) {
-	if pre != nil {
-		if err := validate(pre); err != nil {
-			return nil, err
-		}
-	}
+func startInit(flags uint64, cgroupFD int) (*initHandle, error) {
 	var pipe [2]int
 	if err := unix.Pipe2(pipe[:], unix.O_CLOEXEC); err != nil {
 		return nil, fmt.Errorf("pipe: %w", err)
@@ -490,6 +487,7 @@ func startInit(flags uint64, cgroupFD int, pre *program) (*initHandle, error) {
 		st:      childStatus{step: -1},
 		unshare: uintptr(unshare),
 		root:    [2]byte{'/', 0},
+		tags:    [2]byte{'p', 'i'},
 	}
 	a.iov.Base = &a.data[0]
 	a.iov.SetLen(1)
@@ -499,11 +497,6 @@ func startInit(flags uint64, cgroupFD int, pre *program) (*initHandle, error) {
 	a.pfd[0] = unix.PollFd{Fd: int32(ctl[1]), Events: unix.POLLIN}
 	a.pfd[1] = unix.PollFd{Fd: int32(self), Events: unix.POLLIN}
 	f.args = a
-	if pre != nil && len(pre.insns) > 0 {
-		// The prebuilt part runs as soon as the namespaces exist.
-		a.parts[partPre] = progPart{first: &pre.insns[0], n: len(pre.insns)}
-		f.preProg = pre
-	}
 	// Go's signal handlers must never run in the init or the command's
 	// process (they share sbx's memory): CLONE_CLEAR_SIGHAND (Linux 5.5)
 	// gives the init default dispositions for every handled signal (an
@@ -526,7 +519,7 @@ func startInit(flags uint64, cgroupFD int, pre *program) (*initHandle, error) {
 		return nil, syscall.Errno(errno)
 	}
 	f.File = os.NewFile(uintptr(pipe[0]), "sbx-init-status")
-	return &initHandle{pid: int(r), ctl: ctl[0], f: f, pre: pre}, nil
+	return &initHandle{pid: int(r), ctl: ctl[0], f: f}, nil
 }
 
 // initHandle is an init started by startInit that has not yet been given
@@ -535,7 +528,7 @@ type initHandle struct {
 	pid  int
 	ctl  int // sbx's end of the control socket, -1 once closed
 	f    *initFile
-	pre  *program // the part the init ran at once, or nil
+	pre  *program // the first part, once sent
 	init *program // the init's part, once sent
 	done bool
 }
@@ -552,9 +545,40 @@ func validate(p *program) error {
 	return nil
 }
 
+// sendPre completes p, the first part of the init's program, with the
+// first steps of dropping the capabilities (compileBoundingDrop), then
+// publishes it and lets the init run it once its namespaces exist. It
+// comes right after startInit, so that its compilation overlaps with the
+// kernel's creation of the namespaces.
+func (h *initHandle) sendPre(p *program, lastCap int) error {
+	if h.pre != nil {
+		return fmt.Errorf("the sandbox's init was already given its first part")
+	}
+	compileBoundingDrop(p, lastCap)
+	if err := validate(p); err != nil {
+		return err
+	}
+	for i := range p.insns {
+		if p.insns[i].nr == nrForkCommand {
+			return fmt.Errorf("the init's first part starts the command")
+		}
+	}
+	h.pre = p
+	h.f.preProg = p
+	if len(p.insns) > 0 {
+		h.f.args.parts[partPre] = progPart{first: &p.insns[0], n: len(p.insns)}
+	}
+	unix.Sendto(h.ctl, []byte{'p'}, unix.MSG_NOSIGNAL, nil)
+	return nil
+}
+
 // sendInit publishes the init's part of the program and lets the init run
-// it (the socket orders the writes before its reads).
+// it (the socket orders the writes before its reads). The first part must
+// have been sent.
 func (h *initHandle) sendInit(p *program) error {
+	if h.pre == nil {
+		return fmt.Errorf("the sandbox's init was not given its first part")
+	}
 	if err := validate(p); err != nil {
 		return err
 	}
@@ -732,8 +756,9 @@ type initArgs struct {
 	sbx int
 	pfd [2]unix.PollFd
 	// ctl is where the init receives its parts (ctlPeer, sbx's end, is
-	// closed in the init first): one byte for the init's part, one byte
-	// and nrecv descriptors for the command's, placed in recvSlot.
+	// closed in the init first): one byte for the first part (tags[0]) and
+	// one for the init's (tags[1]), one byte and nrecv descriptors for the
+	// command's, placed in recvSlot.
 	ctl, ctlPeer int
 	msg          unix.Msghdr
 	iov          unix.Iovec
@@ -749,7 +774,9 @@ type initArgs struct {
 	// resetSignals makes the init reset every handler (no
 	// CLONE_CLEAR_SIGHAND).
 	resetSignals bool
-	slots        slotTable
+	// tags are the bytes that announce the first two parts.
+	tags  [2]byte
+	slots slotTable
 }
 
 // endReport is the init's last word: the command's wait status.
@@ -861,8 +888,8 @@ func initMain(a *initArgs) {
 			syscall.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(i), uintptr(unsafe.Pointer(&dfl)), 0, 8, 0, 0)
 		}
 	}
-	// The parts of the program come on the control socket: 'i', then 'c'
-	// with the command's descriptors. Anything else ('x': the run was
+	// The parts of the program come on the control socket: 'p', 'i', then
+	// 'c' with the command's descriptors. Anything else ('x': the run was
 	// abandoned), or sbx's exit, ends the init.
 	syscall.RawSyscall(unix.SYS_CLOSE, uintptr(a.ctlPeer), 0, 0)
 	syscall.RawSyscall(unix.SYS_CLOSE, uintptr(a.pipeR), 0, 0)
@@ -888,10 +915,11 @@ func initMain(a *initArgs) {
 		}
 	}
 	for part = 0; part < 3 && !failed && !command && cmd == 0; part++ {
-		if part == partInit {
+		if part < partCommand {
+			// 'p' then 'i': the first part, then the init's.
 			initWait(a)
 			r, _, e = syscall.RawSyscall(unix.SYS_READ, uintptr(a.ctl), uintptr(unsafe.Pointer(&sig[0])), 1)
-			if e != 0 || r != 1 || sig[0] != 'i' {
+			if e != 0 || r != 1 || sig[0] != a.tags[part&1] {
 				for {
 					syscall.RawSyscall(unix.SYS_EXIT_GROUP, 125, 0, 0)
 				}
