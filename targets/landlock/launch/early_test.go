@@ -144,6 +144,75 @@ func TestEarlyInitClosed(t *testing.T) {
 	}
 }
 
+// TestEarlyInitOutlivesItsThread: the init is tied to sbx's process, not to
+// the thread that cloned it (a parent-death signal would follow that
+// thread): started from a locked goroutine whose thread then exits, it
+// still runs the command.
+func TestEarlyInitOutlivesItsThread(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root (PID namespace without a user namespace)")
+	}
+	plan, err := builtin.Plan("workspace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type started struct {
+		e   *Early
+		tid int
+		err error
+	}
+	ch := make(chan started)
+	var st started
+	for st.e == nil {
+		go func() {
+			// Never unlocked: the thread exits with the goroutine, unless
+			// it is the main thread, which the runtime keeps.
+			runtime.LockOSThread()
+			if unix.Gettid() == os.Getpid() {
+				ch <- started{}
+				return
+			}
+			e, err := Prestart(false, plan)
+			ch <- started{e, unix.Gettid(), err}
+		}()
+		if st = <-ch; st.err != nil {
+			t.Fatal(st.err)
+		}
+	}
+	defer st.e.Close()
+	// Wait (bounded) until the thread is gone.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		if _, err := os.Stat("/proc/self/task/" + strconv.Itoa(st.tid)); os.IsNotExist(err) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the locked thread did not exit")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	dir := t.TempDir()
+	b, err := landlock.DefaultBindings(dir, os.Getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb, err := New(plan, b, Options{Early: st.e, NoSupervisor: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sb.early != st.e {
+		t.Fatal("New did not adopt the early init")
+	}
+	res, err := executor.Run(context.Background(), executor.Request{Argv: []string{"/bin/sh", "-c", "echo alive; exit 4"}, Dir: dir,
+		Env: []string{"PATH=/usr/bin:/bin"}, Timeout: 10 * time.Second, Sandbox: sb})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !st.e.taken || res.ExitCode != 4 || string(res.Stdout.Head) != "alive\n" {
+		t.Fatalf("taken %v, exit %d, stdout %q, stderr %q", st.e.taken, res.ExitCode, res.Stdout.Head, res.Stderr.Head)
+	}
+}
+
 // TestInitPartsInOrder: an init takes its first part, then its own, each
 // once; one aborted before its first part ends without running anything.
 func TestInitPartsInOrder(t *testing.T) {

@@ -521,6 +521,47 @@ func TestRedTeam6Timeouts(t *testing.T) {
 	})
 }
 
+// TestRedTeam6ExitDuringForks: the command exits while what it started
+// keeps forking (in new sessions too): sbx reports the command's own
+// status at once, and when sbx has exited no process of the command is
+// left (the init kills and reaps the whole namespace before it reports
+// the end; what may still be there is the init itself, a clone of sbx,
+// lingering until sbx's exit). Every process here is a shell that carries
+// the token.
+func TestRedTeam6ExitDuringForks(t *testing.T) {
+	asUser(t, func(t *testing.T, u user) {
+		f := newFixture(t, u)
+		scripts := map[string]string{
+			"forking loops":    "for i in 1 2 3 4; do (while :; do (:) & done) & done; sleep 0.05; exit 3",
+			"in new sessions":  "for i in 1 2 3; do setsid sh -c '(while :; do (:) & done) & trap \"\" TERM HUP; while :; do :; done' \"$0\" & done; sleep 0.05; exit 3",
+			"ignoring signals": "for i in 1 2; do (trap '' TERM INT HUP; while :; do (trap '' TERM; :) & done) & done; sleep 0.05; exit 3",
+		}
+		for _, profile := range rt6Profiles {
+			for name, script := range scripts {
+				t.Run(profile+"/"+name, func(t *testing.T) {
+					tok := rt6Token()
+					start := time.Now()
+					r, status := rt6JSON(t, u, nil, "--timeout", "10s", "--profile", profile, "--cwd", f.ws, "--", "/bin/sh", "-c", script, tok)
+					el := time.Since(start)
+					var left []string
+					for _, s := range rt6Survivors(tok) {
+						if !strings.Contains(s, " (sbx) ") {
+							left = append(left, s)
+						}
+					}
+					if status != 3 || r.ExitCode != 3 || r.TimedOut || el > 5*time.Second {
+						t.Errorf("status %d exit_code %d timed_out %v after %v", status, r.ExitCode, r.TimedOut, el)
+					}
+					if len(left) > 0 {
+						t.Errorf("%d process(es) of the command left when sbx exited:\n%s", len(left), strings.Join(left[:min(len(left), 5)], "\n"))
+					}
+					rt6NoSurvivors(t, tok)
+				})
+			}
+		}
+	})
+}
+
 // TestRedTeam6Streams: floods on both streams against the cap, streams
 // closed early, /dev/stdout and /dev/stderr, and stdin at EOF.
 func TestRedTeam6Streams(t *testing.T) {
