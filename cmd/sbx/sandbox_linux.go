@@ -21,12 +21,20 @@ func platformSandbox(p *profile, o *runOptions) (executor.Sandbox, error) {
 	if err != nil {
 		return nil, err
 	}
-	sb, err := launch.New(p.plan, b, launch.Options{ABICap: o.abiCap, AllowDegraded: o.allowDegraded,
-		NoSupervisor: os.Getenv("SBX_LANDLOCK_NO_SUPERVISOR") == "1", Early: o.early, ExitsAfter: exitsAfterRun})
+	lo := launchOptions(o)
+	lo.Early, lo.ExitsAfter = o.early, exitsAfterRun
+	sb, err := launch.New(p.plan, b, lo)
 	if err != nil {
 		return nil, fmt.Errorf("profile %s: %w", p.name, err)
 	}
 	return sb, nil
+}
+
+// launchOptions are the launcher's options from the flags (and, for
+// tests, SBX_LANDLOCK_NO_SUPERVISOR), the same for Prestart and New.
+func launchOptions(o *runOptions) launch.Options {
+	return launch.Options{ABICap: o.abiCap, AllowDegraded: o.allowDegraded,
+		NoSupervisor: os.Getenv("SBX_LANDLOCK_NO_SUPERVISOR") == "1"}
 }
 
 // probeFeatures reports what this machine offers (sbx doctor).
@@ -51,7 +59,7 @@ func prestart(p *profile, o *runOptions) (release func()) {
 	if p.allowsNoSandbox || o.dryRun || (o.containment != "auto" && o.containment != string(executor.ContainmentPIDNamespace)) {
 		return func() {}
 	}
-	e, err := launch.Prestart(!hasCapSysAdmin(), p.plan)
+	e, err := launch.Prestart(!hasCapSysAdmin(), p.plan, launchOptions(o))
 	if err != nil {
 		// The run starts an init of its own, and reports what fails then.
 		return func() {}

@@ -354,6 +354,23 @@ var ErrABI = errors.New("Landlock ABI too old for exact enforcement")
 // Bind binds the plan to one machine: anchors resolve with b, the layout is
 // recomputed over the real paths (the same algorithm as Compile), deny
 // globs are expanded, and the ruleset is fitted to the ABI in use.
+// abi is the Landlock ABI a binding with o uses.
+func (o BindOptions) abi() int {
+	abi := min(o.KernelABI, MaxKnownABI)
+	if o.ABICap > 0 {
+		abi = min(abi, o.ABICap)
+	}
+	return max(abi, 0)
+}
+
+// NeedsNetNamespace reports whether binding pl with o gives the spec a
+// network namespace of its own (Spec.NewNet). It depends on the plan and
+// the options only, not on the paths, so a sandbox's init started before
+// the binding (launch.Prestart) can create the namespace.
+func (pl *Plan) NeedsNetNamespace(o BindOptions) bool {
+	return pl.Network.Namespace && !(o.Supervise && o.abi() >= 6)
+}
+
 func (pl *Plan) Bind(b ir.Bindings, o BindOptions) (*Spec, *Report, error) {
 	if pl.Unsandboxed {
 		return nil, nil, fmt.Errorf("profile %s is unsandboxed: there is nothing to bind", pl.Profile)
@@ -364,11 +381,7 @@ func (pl *Plan) Bind(b ir.Bindings, o BindOptions) (*Spec, *Report, error) {
 		// root, once per protected name and per grant): ask the kernel once.
 		v = newCachedView(osView{})
 	}
-	abi := min(o.KernelABI, MaxKnownABI)
-	if o.ABICap > 0 {
-		abi = min(abi, o.ABICap)
-	}
-	abi = max(abi, 0)
+	abi := o.abi()
 	rep := &Report{Mechanism: "landlock", Profile: pl.Profile, ABI: abi, KernelABI: o.KernelABI, ABICap: o.ABICap,
 		RequiredABI: pl.MinABI, Network: string(pl.Network.Mode), Base: pl.Base}
 
@@ -447,7 +460,7 @@ func (pl *Plan) Bind(b ir.Bindings, o BindOptions) (*Spec, *Report, error) {
 	// namespace is not the default because creating one costs ≈1.4 ms,
 	// a quarter of a sandboxed run here; without it /proc/net shows the
 	// host's sockets (read-only; nothing can be reached).
-	spec.NewNet = pl.Network.Namespace && !(o.Supervise && abi >= 6)
+	spec.NewNet = pl.NeedsNetNamespace(o)
 	spec.Seccomp = seccompFor(prof.Network, abi, o.Supervise)
 	spec.Guarded = lo.guarded
 	spec.Absent = append(spec.Absent, lo.guarded...)

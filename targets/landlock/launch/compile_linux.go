@@ -36,9 +36,11 @@ type childSetup struct {
 }
 
 // compileInit turns the spec into the init's part of the program:
-// user-namespace maps, session, parent-death signal, the network
-// namespace, mounts. It needs nothing but the bound spec, so it can run
-// while sbx still prepares the command.
+// user-namespace maps, the dumpable flag, the checks of missing names,
+// mounts. It needs nothing but the bound spec, so it can run while sbx
+// still prepares the command. The command's process runs it (see
+// sendPre): it is all shared by the namespaces or the memory; the session
+// and the network namespace, the init's own, come in the first part.
 func compileInit(s *landlock.Spec, c *childSetup, pre *prebuilt) (*program, error) {
 	p := newProgram()
 	if pre != nil {
@@ -48,13 +50,10 @@ func compileInit(s *landlock.Spec, c *childSetup, pre *prebuilt) (*program, erro
 	if c.userns && (pre == nil || !pre.maps) {
 		writeIDMaps(p, c.uid, c.gid)
 	}
-	if c.setsid {
-		p.call("setsid", unix.SYS_SETSID)
-	}
 	// No parent-death signal: it would follow the thread of sbx that
 	// cloned the init. The init watches sbx's process instead (a pidfd,
 	// see initMain), whichever of its threads ends.
-	// The init (this process, PID 1 of the namespace) shares sbx's memory.
+	// The init (PID 1 of the namespace) shares sbx's memory.
 	// The command cannot reach it through ptrace, process_vm_* or its
 	// /proc entries (environ, mem, fd): Landlock lets a confined process
 	// access only processes in its own domain or nested ones, and the
@@ -64,12 +63,6 @@ func compileInit(s *landlock.Spec, c *childSetup, pre *prebuilt) (*program, erro
 	// not dumpable either.
 	if !c.landlock {
 		p.call("prctl(PR_SET_DUMPABLE)", unix.SYS_PRCTL, unix.PR_SET_DUMPABLE, 0)
-	}
-	if s.NewNet {
-		// Here rather than a clone flag: the init may be cloned before the
-		// spec is bound (Prestart). It has every capability in its user
-		// namespace.
-		p.call("unshare(CLONE_NEWNET)", unix.SYS_UNSHARE, unix.CLONE_NEWNET)
 	}
 	// Protected names that were missing when the profile was bound must
 	// still be missing: the layout counts on it (a directory created
@@ -150,10 +143,10 @@ func (b *prebuilt) discard(p *program) {
 }
 
 // compileCommand turns the spec into the command's part of the program,
-// which follows init (the init's part): the init receives the descriptors
-// of c from sbx into slots, then starts the command's process, which
-// enters the working directory, adds the Landlock rules, drops
-// capabilities, sets no_new_privs, enforces the Landlock domain and the
+// which follows init (the init's part) in the command's process: it
+// receives the descriptors of c from sbx into slots, enters the working
+// directory, adds the Landlock rules, drops the capabilities left (see
+// compileBoundingDrop), sets no_new_privs, enforces the Landlock domain and the
 // seccomp filter, places the standard streams and execs. The order
 // matters: rules are opened on the final view; capabilities go before
 // no_new_privs and restrict_self; the filter comes last since it denies
@@ -177,8 +170,7 @@ func compileCommand(s *landlock.Spec, c *childSetup, init *program) (*program, e
 	if len(p.recv) > maxRecvFDs {
 		return nil, fmt.Errorf("too many descriptors for the sandbox's init")
 	}
-	// Everything below runs in the command's process (see startInit).
-	p.call("starting the command's process", nrForkCommand)
+	// Everything below runs in the command's process (see sendPre).
 	// The supervisor joins the sandbox's namespaces through the init's
 	// pidfd (setns), which needs ptrace access to the init. Without
 	// Landlock the init is not dumpable (its memory is sbx's), and an

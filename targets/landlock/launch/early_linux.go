@@ -29,6 +29,9 @@ type Early struct {
 	taken  bool
 	// pre is the mask the init built while the profile was bound, or nil.
 	pre *prebuilt
+	// newNet is set when the init created a network namespace (predicted
+	// from the plan: landlock.Plan.NeedsNetNamespace).
+	newNet bool
 }
 
 // Prestart starts an init in new PID, mount and IPC namespaces, and a user
@@ -42,8 +45,10 @@ type Early struct {
 // (about a third of the mount view's system calls); its part attaches
 // the mask if the bound spec asks for that one, and discards it
 // otherwise. It also empties the bounding and ambient capability sets
-// the command will inherit (see compileBoundingDrop).
-func Prestart(userns bool, plan *landlock.Plan) (*Early, error) {
+// the command will inherit (see compileBoundingDrop), and creates the
+// network namespace the spec will ask for when the plan, bound with o
+// (the Options New will get), asks for one.
+func Prestart(userns bool, plan *landlock.Plan, o Options) (*Early, error) {
 	if raceEnabled {
 		return nil, errors.New("no early init in a race-enabled build")
 	}
@@ -63,11 +68,13 @@ func Prestart(userns bool, plan *landlock.Plan) (*Early, error) {
 		pre = compilePrebuild(op, lstatKind, userns, unix.Geteuid(), unix.Getegid())
 		first = pre.prog
 	}
-	if err := h.sendPre(first, lastCapability()); err != nil {
+	newNet := plan != nil && plan.NeedsNetNamespace(landlock.BindOptions{KernelABI: KernelABI(), ABICap: o.ABICap,
+		Supervise: !o.NoSupervisor && supervisorAvailable()})
+	if err := h.sendPre(first, lastCapability(), true, newNet); err != nil {
 		h.abort()
 		return nil, err
 	}
-	return &Early{h: h, userns: userns, flags: flags, pre: pre}, nil
+	return &Early{h: h, userns: userns, flags: flags, pre: pre, newNet: newNet}, nil
 }
 
 // predictDevMask returns the mask of /dev that binding plan will most
@@ -144,6 +151,13 @@ func (e *Early) adopt(spec *landlock.Spec) *Early {
 	defer e.mu.Unlock()
 	if e.taken || e.setup != nil {
 		return nil // closed, or adopted by another Sandbox
+	}
+	if spec.NewNet != e.newNet {
+		// The network namespace is the init's own, created in its first
+		// part: a wrong prediction costs the early init.
+		e.taken = true
+		e.h.abort()
+		return nil
 	}
 	setup := &childSetup{userns: e.userns, uid: unix.Geteuid(), gid: unix.Getegid(), setsid: true, pdeathsig: unix.SIGKILL, landlock: spec.ABI > 0}
 	p, err := compiled(func() (*program, error) { return compileInit(spec, setup, e.pre) })

@@ -50,7 +50,7 @@ func earlySandbox(t *testing.T, dir string) (*Sandbox, *Early) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := Prestart(false, nil)
+	e, err := Prestart(false, plan, Options{NoSupervisor: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +129,7 @@ func TestEarlyInitClosed(t *testing.T) {
 			e.Close()
 			e.Close() // twice: a no-op
 		} else {
-			e, err := Prestart(false, nil)
+			e, err := Prestart(false, nil, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -172,7 +172,7 @@ func TestEarlyInitOutlivesItsThread(t *testing.T) {
 				ch <- started{}
 				return
 			}
-			e, err := Prestart(false, plan)
+			e, err := Prestart(false, plan, Options{NoSupervisor: true})
 			ch <- started{e, unix.Gettid(), err}
 		}()
 		if st = <-ch; st.err != nil {
@@ -213,6 +213,53 @@ func TestEarlyInitOutlivesItsThread(t *testing.T) {
 	}
 }
 
+// TestEarlyInitNetMismatch: the network namespace is the init's, created
+// in its first part from Prestart's prediction. An early init predicted
+// without one (the supervisor available) is not adopted by a sandbox whose
+// spec asks for one (no supervisor): the run starts an init of its own,
+// in a namespace of its own, and the early init is ended.
+func TestEarlyInitNetMismatch(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root (PID namespace without a user namespace)")
+	}
+	if !supervisorAvailable() || KernelABI() < 6 {
+		t.Skip("without the supervisor and the scopes both predictions ask for the namespace")
+	}
+	plan, err := builtin.Plan("workspace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	b, err := landlock.DefaultBindings(dir, os.Getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := Prestart(false, plan, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if e.newNet {
+		t.Fatal("a network namespace was predicted with the supervisor available")
+	}
+	sb, err := New(plan, b, Options{Early: e, NoSupervisor: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sb.spec.NewNet || sb.early != nil || !e.taken {
+		t.Fatalf("new_net %v, adopted %v, taken %v: the mispredicted early init must be ended", sb.spec.NewNet, sb.early != nil, e.taken)
+	}
+	res, err := executor.Run(context.Background(), executor.Request{Argv: []string{"/bin/sh", "-c", "cat /proc/1/net/dev /proc/self/net/dev | grep -c :"}, Dir: dir,
+		Env: []string{"PATH=/usr/bin:/bin"}, Timeout: 10 * time.Second, Sandbox: sb})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Only lo, seen from the init's entry and the command's.
+	if res.ExitCode != 0 || string(res.Stdout.Head) != "2\n" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", res.ExitCode, res.Stdout.Head, res.Stderr.Head)
+	}
+}
+
 // TestInitPartsInOrder: an init takes its first part, then its own, each
 // once; one aborted before its first part ends without running anything.
 func TestInitPartsInOrder(t *testing.T) {
@@ -228,10 +275,10 @@ func TestInitPartsInOrder(t *testing.T) {
 	if err := h.sendInit(newProgram()); err == nil {
 		t.Error("the init's part was sent before the first part")
 	}
-	if err := h.sendPre(newProgram(), lastCapability()); err != nil {
+	if err := h.sendPre(newProgram(), lastCapability(), true, false); err != nil {
 		t.Fatal(err)
 	}
-	if err := h.sendPre(newProgram(), lastCapability()); err == nil {
+	if err := h.sendPre(newProgram(), lastCapability(), true, false); err == nil {
 		t.Error("a second first part was sent")
 	}
 	if err := h.sendInit(newProgram()); err != nil {
@@ -269,7 +316,7 @@ func TestEarlyInitMismatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := Prestart(true, nil)
+	e, err := Prestart(true, nil, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -347,7 +394,7 @@ func TestEarlyPrebuiltMask(t *testing.T) {
 	}
 	want := viewOf(t, plain, dir)
 	for i := 0; i < 3; i++ {
-		e, err := Prestart(false, plan)
+		e, err := Prestart(false, plan, Options{NoSupervisor: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -406,7 +453,7 @@ func TestEarlyPrebuiltMaskDiscarded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := Prestart(false, workspace)
+	e, err := Prestart(false, workspace, Options{NoSupervisor: true})
 	if err != nil {
 		t.Fatal(err)
 	}

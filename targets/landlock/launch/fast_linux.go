@@ -78,7 +78,7 @@ func (s *Sandbox) Spawn(cmd *exec.Cmd) (executor.Spawned, error) {
 		if h, err = startInit(flags, cg); err != nil {
 			return none, cloneError(err)
 		}
-		err = h.sendPre(newProgram(), s.lastCap)
+		err = h.sendPre(newProgram(), s.lastCap, setup.setsid, spec.NewNet)
 		if err == nil {
 			var initProg *program
 			initProg, err = compiled(func() (*program, error) { return compileInit(&spec, setup, nil) })

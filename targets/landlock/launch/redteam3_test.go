@@ -166,9 +166,11 @@ func TestRedTeam3ProcNetHostSockets(t *testing.T) {
 	asUser(t, func(t *testing.T, u user) {
 		f := newFixture(t, u)
 		for _, p := range []string{"workspace", "read-only"} {
-			r := rtShell(t, f, p, f.ws, "grep -c '"+name+"' /proc/net/unix; grep -c '"+portHex+"' /proc/net/tcp; true", "SBX_LANDLOCK_NO_SUPERVISOR=1")
-			if r.Stdout != "0\n0\n" {
-				t.Errorf("%s, network namespace: the host's sockets are visible in the sandbox (count in /proc/net/unix, /proc/net/tcp): %q %q", p, r.Stdout, r.Stderr)
+			// Also through the init's entry (/proc/1/net): the init is in
+			// the namespace too, not only the command.
+			r := rtShell(t, f, p, f.ws, "grep -c '"+name+"' /proc/net/unix; grep -c '"+portHex+"' /proc/net/tcp; grep -c '"+name+"' /proc/1/net/unix; grep -c '"+portHex+"' /proc/1/net/tcp; true", "SBX_LANDLOCK_NO_SUPERVISOR=1")
+			if r.Stdout != "0\n0\n0\n0\n" {
+				t.Errorf("%s, network namespace: the host's sockets are visible in the sandbox (count in /proc/net/unix, /proc/net/tcp, /proc/1/net/unix, /proc/1/net/tcp): %q %q", p, r.Stdout, r.Stderr)
 			}
 			r = rtShell(t, f, p, f.ws, "grep -c '"+name+"' /proc/net/unix; grep -c '"+portHex+"' /proc/net/tcp; true")
 			if r.Stdout != "1\n1\n" {

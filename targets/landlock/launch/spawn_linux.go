@@ -545,23 +545,40 @@ func validate(p *program) error {
 	return nil
 }
 
-// sendPre completes p, the first part of the init's program, with the
-// first steps of dropping the capabilities (compileBoundingDrop), then
-// publishes it and lets the init run it once its namespaces exist. It
-// comes right after startInit, so that its compilation overlaps with the
-// kernel's creation of the namespaces.
-func (h *initHandle) sendPre(p *program, lastCap int) error {
+// sendPre completes p, the first part of the init's program, with what
+// only the init itself can do (its session when setsid is set, its
+// network namespace when newNet is), the first steps of dropping the
+// capabilities (compileBoundingDrop), and the start of the command's
+// process, then publishes it and lets the init run it once its
+// namespaces exist. It comes right after startInit, so that its
+// compilation overlaps with the kernel's creation of the namespaces.
+//
+// The command's process (a vfork of the init) starts there, before the
+// init's part arrives, so that the wake-up of its first scheduling
+// overlaps with sbx binding the profile: it runs the init's part and the
+// command's part, and execs. The init's part is what the namespaces share
+// (their maps, the mounts) and what the memory shares (dumpable), so
+// the command's process may run it for the init.
+func (h *initHandle) sendPre(p *program, lastCap int, setsid, newNet bool) error {
 	if h.pre != nil {
 		return fmt.Errorf("the sandbox's init was already given its first part")
 	}
-	compileBoundingDrop(p, lastCap)
-	if err := validate(p); err != nil {
-		return err
-	}
 	for i := range p.insns {
 		if p.insns[i].nr == nrForkCommand {
-			return fmt.Errorf("the init's first part starts the command")
+			return fmt.Errorf("the init's first part starts the command already")
 		}
+	}
+	if setsid {
+		p.call("setsid", unix.SYS_SETSID)
+	}
+	if newNet {
+		// It has every capability in its user namespace.
+		p.call("unshare(CLONE_NEWNET)", unix.SYS_UNSHARE, unix.CLONE_NEWNET)
+	}
+	compileBoundingDrop(p, lastCap)
+	p.call("starting the command's process", nrForkCommand)
+	if err := validate(p); err != nil {
+		return err
 	}
 	h.pre = p
 	h.f.preProg = p
@@ -634,8 +651,10 @@ func (h *initHandle) runCommand(p *program) (pid int, pidfd int, status *initFil
 	if err := validate(p); err != nil {
 		return fail(err)
 	}
-	if len(p.insns) < 2 || p.insns[0].nr != nrForkCommand {
-		return fail(fmt.Errorf("the program does not start the command"))
+	for i := range p.insns {
+		if p.insns[i].nr == nrForkCommand {
+			return fail(fmt.Errorf("the command's part starts the command again"))
+		}
 	}
 	a := h.f.args
 	fds := make([]int, len(p.recv))
@@ -822,13 +841,27 @@ func initWait(a *initArgs) {
 			continue
 		}
 		if e != 0 || a.pfd[1].Revents != 0 {
-			for {
-				syscall.RawSyscall(unix.SYS_EXIT_GROUP, 125, 0, 0)
-			}
+			initAbandon(a)
 		}
 		if a.pfd[0].Revents != 0 {
 			return
 		}
+	}
+}
+
+// initAbandon ends the task: the run was abandoned ('x' or EOF on the
+// control socket), sbx has exited, or the socket carried something else.
+// The command's process (which waits for the init's and the command's
+// parts) ends here too: the init, resumed, must see a failure, and then
+// exits after its report.
+//
+//go:nosplit
+//go:norace
+//go:nocheckptr
+func initAbandon(a *initArgs) {
+	a.st.errno, a.st.step, a.st.part = int64(syscall.ECANCELED), 0, partInit
+	for {
+		syscall.RawSyscall(unix.SYS_EXIT_GROUP, 125, 0, 0)
 	}
 }
 
@@ -914,34 +947,31 @@ func initMain(a *initArgs) {
 			}
 		}
 	}
-	for part = 0; part < 3 && !failed && !command && cmd == 0; part++ {
+	// The init runs the first part, which ends with the start of the
+	// command's process; that process runs the other parts. (A vfork: the
+	// init is suspended until it has exec'd or exited.)
+	for part = 0; part < 3 && !failed && (command || cmd == 0); part++ {
 		if part < partCommand {
 			// 'p' then 'i': the first part, then the init's.
 			initWait(a)
 			r, _, e = syscall.RawSyscall(unix.SYS_READ, uintptr(a.ctl), uintptr(unsafe.Pointer(&sig[0])), 1)
 			if e != 0 || r != 1 || sig[0] != a.tags[part&1] {
-				for {
-					syscall.RawSyscall(unix.SYS_EXIT_GROUP, 125, 0, 0)
-				}
+				initAbandon(a)
 			}
 		}
 		if part == partCommand {
-			// The command's part, with its descriptors (close-on-exec).
-			// Waiting also covers sbx dying before the init's part set the
-			// parent-death signal.
+			// The command's part, with its descriptors (close-on-exec),
+			// received by the command's process into its own table (the
+			// init never holds them).
 			initWait(a)
 			r, _, e = syscall.RawSyscall(unix.SYS_RECVMSG, uintptr(a.ctl), uintptr(unsafe.Pointer(&a.msg)), unix.MSG_CMSG_CLOEXEC)
 			if e != 0 || r != 1 || a.data[0] != 'c' || a.msg.Flags&unix.MSG_CTRUNC != 0 {
-				for {
-					syscall.RawSyscall(unix.SYS_EXIT_GROUP, 125, 0, 0)
-				}
+				initAbandon(a)
 			}
 			if a.nrecv > 0 {
 				h := (*unix.Cmsghdr)(unsafe.Pointer(&a.oob[0]))
 				if a.msg.Controllen < uint64(unix.CmsgLen(4*a.nrecv)) || h.Level != unix.SOL_SOCKET || h.Type != unix.SCM_RIGHTS || h.Len != uint64(unix.CmsgLen(4*a.nrecv)) {
-					for {
-						syscall.RawSyscall(unix.SYS_EXIT_GROUP, 125, 0, 0)
-					}
+					initAbandon(a)
 				}
 			}
 			// (Indexes masked, or computed with unsafe, so that no bounds
@@ -953,9 +983,7 @@ func initMain(a *initArgs) {
 					// overwrites (sbx may run without them open).
 					r, _, e = syscall.RawSyscall(unix.SYS_FCNTL, r, unix.F_DUPFD_CLOEXEC, 3)
 					if e != 0 {
-						for {
-							syscall.RawSyscall(unix.SYS_EXIT_GROUP, 125, 0, 0)
-						}
+						initAbandon(a)
 					}
 				}
 				a.slots[uint8(a.recvSlot[i&(maxRecvFDs-1)])&slotMask] = r
@@ -975,8 +1003,8 @@ func initMain(a *initArgs) {
 					// The init, after the command's exec (or exit). The
 					// command ran on this stack frame and changed its
 					// variables: only cmd and derr (just returned) and what
-					// it never writes (a, pipeW, ws, sig, ...) are used from
-					// here on.
+					// it never writes (a, pipeW, ws, ...) are used from here
+					// on.
 					command = false
 					break
 				}
