@@ -30,8 +30,14 @@ def measure(rounds, cmds):
     command's median wall time in seconds."""
     parsed = [parse(c) for c in cmds]
     times = [[] for _ in cmds]
-    for _ in range(rounds):
-        for i, (env, argv) in enumerate(parsed):
+    n = len(cmds)
+    for r in range(rounds):
+        # Each round starts with the next command: a command's time depends
+        # on which one ran just before it (caches, the other CPU's state),
+        # and a fixed order would give each the same neighbour every time.
+        for k in range(n):
+            i = (r + k) % n
+            env, argv = parsed[i]
             t = time.perf_counter()
             subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             times[i].append(time.perf_counter() - t)

@@ -99,7 +99,10 @@ func main() {
 		fail(err)
 	}
 	for r := 0; r <= rounds; r++ {
-		for _, l := range lines {
+		// Each round starts with the next command line, so that none always
+		// follows the same one (what ran just before changes a start-up).
+		for k := range lines {
+			l := lines[(r+k)%len(lines)]
 			marks, err := once(l.argv, l.env, devNull)
 			if err != nil {
 				fail(fmt.Errorf("%s: %w", strings.Join(l.argv, " "), err))
