@@ -406,17 +406,19 @@ func forkRun(args *cloneArgs, first *insn, n int, status *childStatus) (pid uint
 // and compiles the program; the init waits on its control socket.
 //
 // The program comes in three parts. sendPre gives it the first (the
-// prebuilt mask of /dev, if any, and the capabilities' bounding set), which
-// it runs as soon as its namespaces exist; sendInit gives it the init's part
-// (compileInit: maps, session, mounts), which it runs at once; runCommand
-// gives it the command's part (compileCommand) with the descriptors that
-// part names, sent over the socket: the init places them in slots, starts
-// the command's process with a vfork-style clone that runs the rest and
-// execs, and stays as init: it reaps every process of the namespace and
-// exits with the command's status when the command ends (the kernel then
-// kills what is left). The command thus has ordinary signal semantics
-// (kill -TERM $$, abort), which PID 1 would not. The init reads EOF, and
-// exits, when sbx closes the socket first (abort) or dies.
+// prebuilt mask of /dev, if any, the init's session and network namespace,
+// the capabilities' bounding set), which it runs as soon as its namespaces
+// exist, and which ends with the start of the command's process (a
+// vfork-style clone of the init, on its stack). That process receives the
+// other two: sendInit's, the init's part (compileInit: maps, mounts), which
+// it runs at once, and runCommand's, the command's part (compileCommand)
+// with the descriptors that part names, sent over the socket, which it
+// places in slots, runs, and execs. The init, resumed, stays as init: it
+// reaps every process of the namespace and, when the command ends, kills
+// and reaps what is left, reports the end and exits with the command's
+// status. The command thus has ordinary signal semantics (kill -TERM $$,
+// abort), which PID 1 would not. Both tasks end when sbx sends 'x'
+// (abort), closes the socket or dies.
 //
 // The handle's status file carries, once the command runs, the init's end
 // report (endReport): the command's wait status, written once the command
