@@ -602,12 +602,16 @@ func buildKeepMask(p *program, op landlock.MountOp, lstat func(string) landlock.
 		// denied one, through the mask.
 		at := openNoSymlinks(p, full, 0)
 		s := p.slot()
-		p.call3("cloning ", full, " to keep it below the mask", unix.SYS_OPEN_TREE, 0, p.str(""), unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE|unix.AT_EMPTY_PATH).from(0, at).into(s)
-		p.closeSlot(at)
+		const cloneFlags = unix.OPEN_TREE_CLONE | unix.OPEN_TREE_CLOEXEC | unix.AT_RECURSIVE | unix.AT_EMPTY_PATH
 		if ro {
+			// The clone read-only in the same call (open_tree_attr, Linux
+			// 6.15, as the detached masks need anyway).
 			a, n := mountAttr(p, unix.MOUNT_ATTR_RDONLY|unix.MOUNT_ATTR_NOSUID)
-			p.call3("making the clone of ", full, " read-only", unix.SYS_MOUNT_SETATTR, 0, p.str(""), unix.AT_EMPTY_PATH|unix.AT_RECURSIVE, a, n).from(0, s)
+			p.call3("cloning ", full, " read-only to keep it below the mask", unix.SYS_OPEN_TREE_ATTR, 0, p.str(""), cloneFlags, a, n).from(0, at).into(s)
+		} else {
+			p.call3("cloning ", full, " to keep it below the mask", unix.SYS_OPEN_TREE, 0, p.str(""), cloneFlags).from(0, at).into(s)
 		}
+		p.closeSlot(at)
 		m.kept = append(m.kept, keptPath{k.Rel, s, true})
 	}
 	// Built writable by its owner (no CAP_DAC_OVERRIDE is needed, also in
