@@ -63,7 +63,7 @@ func Probe() Features { return Features{Kernel: "not Linux"} }
 type Early struct{}
 
 // Prestart always fails on this system.
-func Prestart(bool, *landlock.Plan) (*Early, error) { return nil, ErrUnsupported }
+func Prestart(bool, *landlock.Plan, Options) (*Early, error) { return nil, ErrUnsupported }
 
 // Close does nothing.
 func (e *Early) Close() {}

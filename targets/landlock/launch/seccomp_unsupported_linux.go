@@ -50,7 +50,7 @@ func (s *Sandbox) ExitSignal(*exec.Cmd) int { return 0 }
 type Early struct{}
 
 // Prestart fails: see Spawn.
-func Prestart(bool, *landlock.Plan) (*Early, error) {
+func Prestart(bool, *landlock.Plan, Options) (*Early, error) {
 	return nil, fmt.Errorf("no early init on %s", runtime.GOARCH)
 }
 
