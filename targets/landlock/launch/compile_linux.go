@@ -23,6 +23,9 @@ type childSetup struct {
 	// sbx dies; the init provides it for sbx's process (see compileInit).
 	pdeathsig unix.Signal
 	landlock  bool // a ruleset will be enforced (spec.ABI > 0)
+	// nullStdin gives the command its own null device as standard input
+	// (compileNullStdin) instead of the descriptor in stdio[0].
+	nullStdin bool
 	// The descriptors the command's part receives from sbx (see
 	// compileCommand): the standard streams, the ruleset, the socket the
 	// seccomp listener goes to. -1: none.
@@ -49,6 +52,10 @@ func compileInit(s *landlock.Spec, c *childSetup, pre *prebuilt) (*program, erro
 	}
 	if c.userns && (pre == nil || !pre.maps) {
 		writeIDMaps(p, c.uid, c.gid)
+	}
+	nullSrc := int8(noSlot)
+	if c.nullStdin {
+		nullSrc = nullSource(p)
 	}
 	// No parent-death signal: it would follow the thread of sbx that
 	// cloned the init. The init watches sbx's process instead (a pidfd,
@@ -83,7 +90,53 @@ func compileInit(s *landlock.Spec, c *childSetup, pre *prebuilt) (*program, erro
 	} else {
 		pre.discard(p)
 	}
+	if c.nullStdin {
+		p.nullStdin = compileNullStdin(p, nullSrc)
+	}
 	return p, nil
+}
+
+// nullSource opens the host's /dev/null (O_PATH, before the view is
+// mounted) for compileNullStdin's fallback and returns its slot.
+func nullSource(p *program) int8 {
+	how := &unix.OpenHow{Flags: unix.O_PATH | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_SYMLINKS}
+	at := p.slot()
+	p.call("resolving /dev/null for the command's standard input", unix.SYS_OPENAT2, atFdcwdU, p.str("/dev/null"), p.mem(how, unsafe.Pointer(how)), unsafe.Sizeof(*how)).into(at)
+	return at
+}
+
+// compileNullStdin opens the null device for the command's standard input
+// in the view and returns its slot; src is nullSource's.
+//
+// The executor's /dev/null, opened in sbx's namespace, is the host's: a
+// file on a writable devtmpfs outside the view. Through a descriptor on it
+// (fd 0, or /proc/self/fd/0) a command run by root could chmod the host's
+// /dev/null, and any command could set its times: neither Landlock nor the
+// read-only view governs a file reached that way. The view's /dev/null
+// grants only what the view grants (it is read-only unless the profile
+// makes /dev writable). A view without one (a profile that masks /dev)
+// gets the host's through a private read-only clone instead, reopened for
+// reading through /proc/self/fd (a mount's descriptor is a path, not an
+// open file; readlink then shows "/"); every metadata change through it
+// fails with EROFS.
+func compileNullStdin(p *program, src int8) int8 {
+	null := p.slot()
+	view := len(p.insns)
+	p.call("opening /dev/null in the view for the command's standard input", unix.SYS_OPENAT, atFdcwdU, p.str("/dev/null"),
+		unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOCTTY|unix.O_NOFOLLOW).into(null)
+	clone := p.slot()
+	a, n := mountAttr(p, unix.MOUNT_ATTR_RDONLY|unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NOEXEC)
+	p.call("cloning /dev/null read-only for the command's standard input (the view has none)", unix.SYS_OPEN_TREE_ATTR, 0, p.str(""),
+		unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_EMPTY_PATH, a, n).from(0, src).into(clone)
+	// Descriptor 0 is free to borrow: the command's part sets it last.
+	p.call("dup3(/dev/null clone, 0)", unix.SYS_DUP3, 0, 0, 0).from(0, clone)
+	p.call("opening the read-only clone of /dev/null for the command's standard input", unix.SYS_OPENAT, atFdcwdU, p.str("/proc/self/fd/0"),
+		unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOCTTY).into(null)
+	p.closeSlot(clone)
+	// By index: the fallback's steps may have moved p.insns.
+	p.insns[view].orElse(unix.ENOENT, len(p.insns)-view-1)
+	p.closeSlot(src)
+	return null
 }
 
 // prebuilt is a mask built by the early init while sbx binds the profile
@@ -165,6 +218,12 @@ func compileCommand(s *landlock.Spec, c *childSetup, init *program) (*program, e
 	var stdio [3]int8
 	for i, fd := range c.stdio {
 		stdio[i] = recv(fd)
+	}
+	if c.nullStdin {
+		if init.nullStdin == noSlot {
+			return nil, fmt.Errorf("the init's part has no null device for the command's standard input")
+		}
+		stdio[0] = init.nullStdin
 	}
 	ruleset, listenerTo := recv(c.ruleset), recv(c.listenerTo)
 	if len(p.recv) > maxRecvFDs {

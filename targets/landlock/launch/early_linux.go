@@ -159,7 +159,7 @@ func (e *Early) adopt(spec *landlock.Spec) *Early {
 		e.h.abort()
 		return nil
 	}
-	setup := &childSetup{userns: e.userns, uid: unix.Geteuid(), gid: unix.Getegid(), setsid: true, pdeathsig: unix.SIGKILL, landlock: spec.ABI > 0}
+	setup := &childSetup{userns: e.userns, uid: unix.Geteuid(), gid: unix.Getegid(), setsid: true, pdeathsig: unix.SIGKILL, landlock: spec.ABI > 0, nullStdin: true}
 	p, err := compiled(func() (*program, error) { return compileInit(spec, setup, e.pre) })
 	if err == nil {
 		starttrace.Mark("initcompiled")
@@ -193,7 +193,7 @@ func (s *Sandbox) takeEarly(setup *childSetup, flags uint64, cg int) *initHandle
 	e.taken = true
 	es := e.setup
 	if flags != e.flags || cg >= 0 || setup.userns != es.userns || setup.uid != es.uid || setup.gid != es.gid ||
-		setup.setsid != es.setsid || setup.pdeathsig != es.pdeathsig || setup.landlock != es.landlock {
+		setup.setsid != es.setsid || setup.pdeathsig != es.pdeathsig || setup.landlock != es.landlock || setup.nullStdin != es.nullStdin {
 		e.h.abort()
 		return nil
 	}

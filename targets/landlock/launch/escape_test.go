@@ -98,6 +98,16 @@ profile "t-narrow" {
   network { mode = "none" }
 }
 
+profile "t-nodev" {
+  filesystem {
+    read    = [root]
+    write   = [cwd]
+    deny    = ["/dev"]
+    protect = [".git"]
+  }
+  network { mode = "none" }
+}
+
 profile "t-full" {
   filesystem {
     read  = [root]

@@ -28,6 +28,12 @@ import (
 // CLONE_NEWUSER), the uid and gid mappings (the child writes its own),
 // Setsid, Pdeathsig and the cgroup descriptor.
 //
+// Standard input: when cmd.Stdin is the null device (the executor's), the
+// command gets its own, reached through a private read-only mount (see
+// compileNullStdin); a pipe or socket is passed as it is; anything else
+// (a file, a terminal) is refused, since the command could change the
+// file's metadata or inject input through the terminal.
+//
 // Errors: a clone failure is an *os.SyscallError (the executor may fall back
 // to another containment); a failed sandbox step wraps executor.ErrSandbox
 // and names the step; an execve failure is an *fs.PathError with Op
@@ -62,6 +68,13 @@ func (s *Sandbox) Spawn(cmd *exec.Cmd) (executor.Spawned, error) {
 		landlock:   spec.ABI > 0,
 		ruleset:    -1,
 		listenerTo: -1,
+	}
+	if f, ok := cmd.Stdin.(*os.File); ok {
+		kind, err := stdinKind(int(f.Fd()))
+		if err != nil {
+			return none, fmt.Errorf("%w: %v", executor.ErrSandbox, err)
+		}
+		setup.nullStdin = kind == stdinNull
 	}
 	setup.nsFDs = setup.userns && !setup.landlock
 	flags := uint64(sys.Cloneflags) | unix.CLONE_NEWNS | unix.CLONE_NEWIPC
@@ -111,6 +124,9 @@ func (s *Sandbox) Spawn(cmd *exec.Cmd) (executor.Spawned, error) {
 			return fail(errors.New("the sandbox needs *os.File standard streams"))
 		}
 		setup.stdio[i] = int(file.Fd())
+	}
+	if setup.nullStdin {
+		setup.stdio[0] = -1 // the command's part has its own
 	}
 	if spec.ABI > 0 {
 		rfd, err := newRuleset(&spec)
@@ -562,4 +578,28 @@ func (s *Sandbox) ExitSignal(cmd *exec.Cmd) int {
 		return int(ws.Signal())
 	}
 	return 0
+}
+
+// Kinds of standard input Spawn accepts (stdinKind).
+const (
+	stdinNull   = iota // the null device
+	stdinStream        // a pipe or a socket
+)
+
+// stdinKind tells what the descriptor the command would get as standard
+// input is, and refuses what the sandbox must not hand the command.
+func stdinKind(fd int) (int, error) {
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return 0, fmt.Errorf("standard input: fstat: %v", err)
+	}
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFCHR:
+		if unix.Major(st.Rdev) == 1 && unix.Minor(st.Rdev) == 3 {
+			return stdinNull, nil
+		}
+	case unix.S_IFIFO, unix.S_IFSOCK:
+		return stdinStream, nil
+	}
+	return 0, errors.New("standard input must be the null device, a pipe or a socket: a file or a terminal would let the command change its metadata or, for a terminal, inject input")
 }

@@ -71,6 +71,9 @@ type insn struct {
 	// next skip steps (an optional path that does not exist).
 	okErrno uintptr
 	skip    int32
+	// skipOK is the number of steps skipped when the step succeeds (a
+	// fallback the step makes unnecessary).
+	skipOK int32
 }
 
 // program is a compiled list of system calls with the memory they point to.
@@ -90,6 +93,9 @@ type program struct {
 	recv  []recvFD
 	slots int    // slots ever allocated
 	free  []int8 // slots released by a close
+	// nullStdin is the slot of the null device that the init's part opens
+	// for the command's standard input (compileInit), noSlot in others.
+	nullStdin int8
 	// status is written by the child: the failed step and its errno.
 	status *childStatus
 }
@@ -128,7 +134,7 @@ type desc struct{ a, b, c string }
 func newProgram() *program {
 	// Sized for a typical profile's part (about 100 steps): growing the
 	// step list copies it.
-	return &program{status: &childStatus{step: -1}, insns: make([]insn, 0, 128), what: make([]desc, 0, 128), keep: make([]any, 0, 64)}
+	return &program{status: &childStatus{step: -1}, nullStdin: noSlot, insns: make([]insn, 0, 128), what: make([]desc, 0, 128), keep: make([]any, 0, 64)}
 }
 
 // arenaChunk is the size of the blocks str copies strings into.
@@ -230,6 +236,13 @@ func (in *insn) into(s int8) *insn { in.out = s; return in }
 // tolerate lets the step fail with errno, skipping the next n steps.
 func (in *insn) tolerate(errno syscall.Errno, n int) *insn {
 	in.okErrno, in.skip = uintptr(errno), int32(n)
+	return in
+}
+
+// orElse makes the next n steps a fallback that runs only when this step
+// fails with errno (which it then tolerates).
+func (in *insn) orElse(errno syscall.Errno, n int) *insn {
+	in.okErrno, in.skipOK = uintptr(errno), int32(n)
 	return in
 }
 
@@ -378,7 +391,9 @@ func forkRun(args *cloneArgs, first *insn, n int, status *childStatus) (pid uint
 	runtimeAfterForkInChild()
 	for i = 0; i < n; i++ {
 		in = (*insn)(unsafe.Add(unsafe.Pointer(first), uintptr(i)*size))
-		if e = in.run(&slots); e != 0 {
+		if e = in.run(&slots); e == 0 {
+			i += int(in.skipOK)
+		} else {
 			if uintptr(e) == in.okErrno {
 				i += int(in.skip)
 				continue
@@ -539,7 +554,7 @@ type initHandle struct {
 func validate(p *program) error {
 	for i := range p.insns {
 		in := &p.insns[i]
-		if int(in.skip) > len(p.insns)-1-i || int(in.out) >= p.slots || int(in.inSlot[0]) >= p.slots ||
+		if int(in.skip) > len(p.insns)-1-i || int(in.skipOK) > len(p.insns)-1-i || int(in.out) >= p.slots || int(in.inSlot[0]) >= p.slots ||
 			int(in.inSlot[1]) >= p.slots || int(in.patchSlot) >= p.slots {
 			return fmt.Errorf("invalid program step %d (%s)", i, p.describe(i))
 		}
@@ -1013,7 +1028,9 @@ func initMain(a *initArgs) {
 				command = true
 				continue
 			}
-			if e = in.run(&a.slots); e != 0 {
+			if e = in.run(&a.slots); e == 0 {
+				i += int(in.skipOK)
+			} else {
 				if uintptr(e) == in.okErrno {
 					i += int(in.skip)
 					continue

@@ -46,7 +46,14 @@ func TestSpawnRunsProgram(t *testing.T) {
 	// A tolerated error skips the steps it guards.
 	p.call("open missing", unix.SYS_OPENAT, atFdcwdU, p.str("missing"), unix.O_RDONLY|unix.O_CLOEXEC).tolerate(unix.ENOENT, 1)
 	p.call("never reached", unix.SYS_CHDIR, p.str("/nonexistent"))
-	ws, err := runProgram(t, p, `read l < out && [ "$l" = "via slot" ] && [ "$PWD" = "`+dir+`" ] && exit 7`)
+	// A fallback runs only when the step before it fails with the errno
+	// named: here the first open succeeds (no "fb1"), the second fails
+	// (ENOENT: "fb2" is created).
+	p.call("open out again", unix.SYS_OPENAT, atFdcwdU, p.str("out"), unix.O_RDONLY|unix.O_CLOEXEC).orElse(unix.ENOENT, 1)
+	p.call("fallback 1", unix.SYS_MKDIRAT, atFdcwdU, p.str("fb1"), 0o755)
+	p.call("open missing again", unix.SYS_OPENAT, atFdcwdU, p.str("missing"), unix.O_RDONLY|unix.O_CLOEXEC).orElse(unix.ENOENT, 1)
+	p.call("fallback 2", unix.SYS_MKDIRAT, atFdcwdU, p.str("fb2"), 0o755)
+	ws, err := runProgram(t, p, `read l < out && [ "$l" = "via slot" ] && [ "$PWD" = "`+dir+`" ] && [ ! -e fb1 ] && [ -d fb2 ] && exit 7`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +96,54 @@ func TestSpawnRejectsInvalidProgram(t *testing.T) {
 	if _, _, err := spawn(p, 0, -1); err == nil {
 		t.Fatal("an invalid program was run")
 	}
+	p = newProgram()
+	p.call("skips past the end on success", unix.SYS_GETPID).orElse(unix.ENOENT, 5)
+	if _, _, err := spawn(p, 0, -1); err == nil {
+		t.Fatal("an invalid program (orElse) was run")
+	}
 	if _, _, err := spawn(newProgram(), 0, -1); err == nil {
 		t.Fatal("an empty program was run")
+	}
+}
+
+func TestStdinKind(t *testing.T) {
+	var pipe [2]int
+	if err := unix.Pipe2(pipe[:], unix.O_CLOEXEC); err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(pipe[0])
+	defer unix.Close(pipe[1])
+	sp, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(sp[0])
+	defer unix.Close(sp[1])
+	open := func(path string) int {
+		fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { unix.Close(fd) })
+		return fd
+	}
+	for _, c := range []struct {
+		name string
+		fd   int
+		kind int
+		ok   bool
+	}{
+		{"/dev/null", open("/dev/null"), stdinNull, true},
+		{"pipe", pipe[0], stdinStream, true},
+		{"socket", sp[0], stdinStream, true},
+		{"/dev/zero", open("/dev/zero"), 0, false},
+		{"/dev/ptmx (a terminal)", open("/dev/ptmx"), 0, false},
+		{"a regular file", open("/etc/passwd"), 0, false},
+		{"a directory", open("/"), 0, false},
+	} {
+		kind, err := stdinKind(c.fd)
+		if (err == nil) != c.ok || (c.ok && kind != c.kind) {
+			t.Errorf("%s: kind %d, error %v; want kind %d, accepted %v", c.name, kind, err, c.kind, c.ok)
+		}
 	}
 }
