@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"sort"
+	"syscall"
 )
 
 // ArtifactFormat identifies this version of the artifact file format.
@@ -164,14 +166,43 @@ func DecodeArtifact(data []byte) (*Artifact, *Profile, error) {
 }
 
 // ReadArtifact reads and verifies the artifact file at path ("-" reads
-// standard input is not supported here; callers handle it).
+// standard input is not supported here; callers handle it). path must be a
+// regular file or a pipe (a FIFO, or /dev/fd/N from a shell's process
+// substitution). The open never blocks: a FIFO nobody writes to reads as
+// empty instead of waiting for a writer for ever.
 func ReadArtifact(path string) (*Artifact, *Profile, error) {
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading artifact: %w", err)
 	}
 	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading artifact: %w", err)
+	}
+	switch m := fi.Mode(); {
+	case m.IsRegular():
+	case m&fs.ModeNamedPipe != 0:
+		return ReadArtifactFrom(f, path+" (a pipe)")
+	default:
+		return nil, nil, fmt.Errorf("reading artifact %s: not a regular file (%s): an artifact is a file sbc wrote", path, fileKind(m))
+	}
 	return ReadArtifactFrom(f, path)
+}
+
+// fileKind names the type of a file mode, for errors.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a block device"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	}
+	return "type " + m.Type().String()
 }
 
 // ReadArtifactFrom reads and verifies an artifact from r; name is used in

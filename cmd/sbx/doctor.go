@@ -15,20 +15,33 @@ import (
 	"github.com/sbx-dev/sbx/targets/landlock"
 )
 
-// landlockPlan returns the artifact's Landlock plan, or computes it from the
-// IR with the same code sbc uses when the artifact has none.
+// landlockPlan returns the Landlock plan of artifact a, whose profile is
+// p. sbx enforces only the plan its own compiler lowers from the validated
+// profile: the stored plan must be exactly that (its digest covers the
+// compact JSON the compiler writes), so a plan that was edited (a rule the
+// profile does not have, an unclean path, an unknown network mode) or
+// written by another compiler version is refused rather than enforced as
+// written. The stored plan is never decoded.
 func landlockPlan(a *ir.Artifact, p *ir.Profile) (*landlock.Plan, error) {
-	var pl landlock.Plan
-	ok, err := a.Target(landlock.TargetName, &pl)
-	switch {
-	case err != nil:
-		return nil, fmt.Errorf("profile %s: %w: recompile it with sbc", p.Name, err)
-	case !ok:
+	t, ok := a.Targets[landlock.TargetName]
+	if !ok {
 		return landlock.Compile(p)
-	case pl.Format != landlock.PlanFormat:
-		return nil, fmt.Errorf("profile %s: Landlock plan format %q is not supported (this sbx reads %q): recompile it with a matching sbc", p.Name, pl.Format, landlock.PlanFormat)
 	}
-	return &pl, nil
+	if t.Format != landlock.PlanFormat {
+		return nil, fmt.Errorf("profile %s: Landlock plan format %q is not supported (this sbx reads %q): recompile it with a matching sbc", p.Name, t.Format, landlock.PlanFormat)
+	}
+	pl, err := landlock.Compile(p)
+	if err != nil {
+		return nil, fmt.Errorf("profile %s: %w", p.Name, err)
+	}
+	data, err := json.Marshal(pl)
+	if err != nil {
+		return nil, fmt.Errorf("profile %s: encoding its Landlock plan: %w", p.Name, err)
+	}
+	if ir.Digest(data) != t.Digest {
+		return nil, fmt.Errorf("%w: profile %s: the artifact's Landlock plan is not what this sbx compiles from the artifact's profile (compiler %q): it was modified after compilation or written by another version; recompile it with this version's sbc", ir.ErrCorrupt, p.Name, a.Compiler)
+	}
+	return pl, nil
 }
 
 // noSandbox stands for an unsandboxed profile, so that --json results say

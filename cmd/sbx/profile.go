@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"time"
 
 	"github.com/sbx-dev/sbx/builtin"
@@ -60,8 +61,8 @@ func loadProfile(name, artifact string) (*profile, error) {
 	p := &profile{
 		name:            ip.Name,
 		env:             ip.Process.Env.Build,
-		timeout:         time.Duration(ip.Process.TimeoutMS) * time.Millisecond,
-		outputCap:       int(ip.Process.OutputCap),
+		timeout:         durationMS(ip.Process.TimeoutMS),
+		outputCap:       clampInt(ip.Process.OutputCap),
 		allowsNoSandbox: ip.Unsandboxed,
 		ir:              ip,
 	}
@@ -97,4 +98,30 @@ func newSandbox(p *profile, o *runOptions) (executor.Sandbox, error) {
 		return noSandbox{profile: p.name}, nil
 	}
 	return platformSandbox(p, o)
+}
+
+// durationMS converts a profile's milliseconds to a Duration, saturating at
+// the largest one (about 292 years) instead of wrapping: a longer timeout
+// than that is no timeout in practice, while a wrapped one would kill the
+// command at once or, negative, mean none.
+func durationMS(ms int64) time.Duration {
+	const maxMS = int64(math.MaxInt64 / time.Millisecond)
+	switch {
+	case ms > maxMS:
+		return time.Duration(math.MaxInt64)
+	case ms < -maxMS:
+		return -time.Duration(math.MaxInt64)
+	}
+	return time.Duration(ms) * time.Millisecond
+}
+
+// clampInt converts a byte count to int, saturating where int is 32 bits.
+func clampInt(n int64) int {
+	switch {
+	case n > int64(math.MaxInt):
+		return math.MaxInt
+	case n < int64(math.MinInt):
+		return math.MinInt
+	}
+	return int(n)
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -110,9 +111,13 @@ func parseRunFlags(args []string) (*runOptions, error) {
 		}
 		return nil, usagef("%v", err)
 	}
+	profileSet := false
 	fs.Visit(func(f *flag.Flag) {
-		if f.Name == "timeout" {
+		switch f.Name {
+		case "timeout":
 			o.timeoutSet = true
+		case "profile":
+			profileSet = true
 		}
 	})
 	o.argv = fs.Args()
@@ -121,8 +126,10 @@ func parseRunFlags(args []string) (*runOptions, error) {
 		return nil, usagef("no command given")
 	case o.json && o.events:
 		return nil, usagef("--json and --events cannot be combined")
-	case o.profile != defaultProfile && o.artifact != "":
+	case profileSet && o.artifact != "":
 		return nil, usagef("--profile and --artifact cannot be combined")
+	case profileSet && o.profile == "":
+		return nil, usagef("--profile needs a name (sbx doctor lists the built-in profiles)")
 	case o.timeout < 0:
 		return nil, usagef("--timeout must not be negative")
 	case o.outputCap.set && o.outputCap.n <= 0:
@@ -186,8 +193,51 @@ func (o *runOptions) request(p *profile, sandbox executor.Sandbox) (executor.Req
 // so runCommand need not remove its signal handlers.
 var exitsAfterRun bool
 
-// runCommand implements "sbx run".
+// runCommand implements "sbx run". Output that cannot be written (a full
+// disk, a closed descriptor) is never lost silently: the first error on
+// either stream ends sbx with 125 and, where stderr still works, a message.
 func runCommand(args []string, stdout, stderr io.Writer) int {
+	out, errOut := &checkedWriter{w: stdout}, &checkedWriter{w: stderr}
+	code := runCommandTo(args, out, errOut)
+	if err := out.failed(); err != nil {
+		fmt.Fprintf(stderr, "sbx: writing to standard output: %v (the command's output or sbx's result is incomplete)\n", err)
+		return exitFailure
+	}
+	if errOut.failed() != nil {
+		return exitFailure
+	}
+	return code
+}
+
+// checkedWriter records the first error of its writer; later writes are
+// dropped (a stream that failed once is not written again).
+type checkedWriter struct {
+	mu  sync.Mutex
+	w   io.Writer
+	err error
+}
+
+func (c *checkedWriter) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err != nil {
+		return 0, c.err
+	}
+	n, err := c.w.Write(p)
+	if err == nil && n < len(p) {
+		err = io.ErrShortWrite
+	}
+	c.err = err
+	return n, err
+}
+
+func (c *checkedWriter) failed() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+func runCommandTo(args []string, stdout, stderr io.Writer) int {
 	// SIGINT, SIGTERM and SIGHUP cancel the command (below). sbx's main
 	// catches them with a signal pipe where it can (sigpipe_linux_amd64.go):
 	// the executor polls it. Otherwise (and in tests, which go on after a
@@ -195,15 +245,17 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	// runtime thread per signal: it starts first and runs concurrently
 	// with parsing the flags, loading the profile, building the request
 	// and starting the command (see OnStart below).
+	//
+	// The signal pipe is installed only right before the run: until then
+	// (and again once the run has ended, see restoreDefaults) the signals
+	// keep their default action, so that sbx blocked elsewhere (reading an
+	// artifact from a pipe, writing its result to a reader that stopped
+	// reading) still ends on SIGTERM or SIGINT; nothing needs cleaning up
+	// then (an early init follows sbx's exit).
 	sigs := make(chan os.Signal, 1)
 	sigReady := make(chan struct{})
 	var sp *sigpipe
-	if exitsAfterRun {
-		sp, _ = fastSignals()
-	}
-	if sp != nil {
-		close(sigReady)
-	} else {
+	if !exitsAfterRun {
 		go func() {
 			signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 			close(sigReady)
@@ -274,6 +326,14 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	// group, a short grace, then SIGKILL to whatever remains.
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	if exitsAfterRun {
+		if sp, _ = fastSignals(); sp != nil {
+			close(sigReady)
+		} else {
+			signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+			close(sigReady)
+		}
+	}
 	if sp != nil {
 		req.CancelFD = sp.r
 	}
@@ -321,6 +381,7 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	finished.Store(true)
 	received := syscall.Signal(got.Load())
 	if sp != nil {
+		sp.restoreDefaults()
 		received = sp.caught()
 	}
 	if res == nil {
@@ -335,7 +396,11 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	switch {
 	case o.json:
 		if err := res.WriteJSON(stdout); err != nil {
-			fmt.Fprintf(stderr, "sbx: %v\n", err)
+			// A write error is reported by runCommand; an encoding error
+			// here.
+			if cw, ok := stdout.(*checkedWriter); !ok || cw.failed() == nil {
+				fmt.Fprintf(stderr, "sbx: %v\n", err)
+			}
 			return exitFailure
 		}
 	case ev != nil:

@@ -94,3 +94,14 @@ func (sp *sigpipe) caught() syscall.Signal {
 	}
 	return 0
 }
+
+// restoreDefaults gives SIGINT, SIGTERM and SIGHUP their default action
+// again once the run has ended: a signal then ends sbx at once, also while
+// it writes its result to a reader that has stopped reading. A signal
+// that arrived before stays in the pipe (caught).
+func (sp *sigpipe) restoreDefaults() {
+	sa := kernelSigaction{handler: 0 /* SIG_DFL */, mask: 0}
+	for _, s := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
+		unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(s), uintptr(unsafe.Pointer(&sa)), 0, 8, 0, 0)
+	}
+}

@@ -10,3 +10,5 @@ type sigpipe struct{ r int }
 func fastSignals() (*sigpipe, bool) { return nil, false }
 
 func (sp *sigpipe) caught() syscall.Signal { return 0 }
+
+func (sp *sigpipe) restoreDefaults() {}
