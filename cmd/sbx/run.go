@@ -231,6 +231,14 @@ func (c *checkedWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// checked returns w as a *checkedWriter, wrapping it if it is not one.
+func checked(w io.Writer) *checkedWriter {
+	if c, ok := w.(*checkedWriter); ok {
+		return c
+	}
+	return &checkedWriter{w: w}
+}
+
 func (c *checkedWriter) failed() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -280,9 +288,12 @@ func runCommandTo(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return reportFailure(stderr, runUsage, err)
 	}
+	// The command's output is written live through these (see
+	// liveOutput), bounded from its start to the end of the run.
+	outLive, errLive := newLiveOutput(checked(stdout), -1), newLiveOutput(checked(stderr), -1)
 	var ev *eventWriter
 	if o.events {
-		ev = newEventWriter(stdout)
+		ev = newEventWriter(outLive)
 	}
 	fail := func(err error) int {
 		if o.json {
@@ -336,6 +347,7 @@ func runCommandTo(args []string, stdout, stderr io.Writer) int {
 	}
 	if sp != nil {
 		req.CancelFD = sp.r
+		outLive.intr, errLive.intr = sp.r, sp.r
 	}
 	// The watcher records the first signal and cancels; Run's end is
 	// published without waiting for the watcher (a goroutine hand-off on
@@ -343,7 +355,18 @@ func runCommandTo(args []string, stdout, stderr io.Writer) int {
 	var got atomic.Int32
 	var finished atomic.Bool
 	if sp == nil {
-		go watchSignals(sigs, &got, &finished, cancel)
+		// The live writers wait on a pipe the watcher writes to.
+		interrupted := cancel
+		if ir, iw, err := os.Pipe(); err == nil {
+			defer ir.Close()
+			defer iw.Close()
+			outLive.intr, errLive.intr = int(ir.Fd()), int(ir.Fd())
+			interrupted = func() {
+				cancel()
+				iw.Write([]byte{0})
+			}
+		}
+		go watchSignals(sigs, &got, &finished, interrupted)
 	}
 
 	switch {
@@ -355,9 +378,9 @@ func runCommandTo(args []string, stdout, stderr io.Writer) int {
 		req.MaxOutputEvents = -1 // the terminal gets everything
 		req.OnOutput = func(s executor.Stream, b []byte) {
 			if s == executor.Stderr {
-				stderr.Write(b)
+				errLive.Write(b)
 			} else {
-				stdout.Write(b)
+				outLive.Write(b)
 			}
 		}
 	}
@@ -371,12 +394,16 @@ func runCommandTo(args []string, stdout, stderr io.Writer) int {
 	onStart := req.OnStart
 	req.OnStart = func(si executor.StartInfo) {
 		<-sigReady
+		outLive.start(req)
+		errLive.start(req)
 		if onStart != nil {
 			onStart(si)
 		}
 	}
 	starttrace.Mark("run")
 	res, runErr := executor.Run(ctx, req)
+	outLive.end()
+	errLive.end()
 	starttrace.Mark("ran")
 	finished.Store(true)
 	received := syscall.Signal(got.Load())
@@ -406,6 +433,9 @@ func runCommandTo(args []string, stdout, stderr io.Writer) int {
 	case ev != nil:
 		ev.exit(res)
 	default:
+		if outLive.cut || errLive.cut {
+			fmt.Fprintln(stderr, "sbx: the command's output was cut short: sbx's standard output or error was not being read")
+		}
 		if line := statusLine(res, received); line != "" {
 			fmt.Fprintln(stderr, line)
 		}

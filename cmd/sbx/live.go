@@ -1,0 +1,87 @@
+package main
+
+import (
+	"time"
+
+	"github.com/sbx-dev/sbx/executor"
+)
+
+// liveOutput writes the command's output as it runs (terminal mode,
+// --events) without letting a reader that stops reading hold up the run.
+// The executor calls OnOutput from the loop that also enforces the
+// deadline and the cancellation: a plain blocking write to a pipe nobody
+// reads would stop that loop, and the command would outlive its timeout
+// while SIGTERM did nothing. So, where sbx's stream can block (a pipe, a
+// socket, a terminal), each write waits for room first (poll), in pieces
+// small enough never to block, and gives up once the run's deadline has
+// passed or sbx got a signal: the output is then cut (not written live any
+// more; the result still counts and retains it), and the loop acts on the
+// deadline or the signal. Once the run has ended, writes block as usual:
+// SIGTERM and SIGINT then have their default action (see runCommand).
+type liveOutput struct {
+	w *checkedWriter
+	// fd is the stream's descriptor when writes can block, -1 otherwise
+	// (a regular file, or a writer that is not a file).
+	fd    int
+	piece int
+	// intr becomes readable once sbx got a signal (-1: none).
+	intr     int
+	deadline time.Time // zero: none
+	bounded  bool
+	cut      bool
+}
+
+// newLiveOutput returns the live writer of w; intr is readable once sbx
+// got a signal, or -1.
+func newLiveOutput(w *checkedWriter, intr int) *liveOutput {
+	fd, piece := blockingFD(w.w)
+	return &liveOutput{w: w, fd: fd, piece: piece, intr: intr}
+}
+
+// start bounds the writes from now on by the run's deadline, when it has
+// one (req's capture policy and timeout, as the executor reads them).
+func (l *liveOutput) start(req executor.Request) {
+	if l == nil {
+		return
+	}
+	l.bounded = true
+	if req.Capture == executor.CaptureFullBuffer || req.Timeout < 0 {
+		return
+	}
+	t := req.Timeout
+	if t == 0 {
+		t = executor.DefaultTimeout
+	}
+	l.deadline = time.Now().Add(t)
+}
+
+// end lifts the bound: what is written after the run blocks as usual.
+func (l *liveOutput) end() {
+	if l != nil {
+		l.bounded = false
+	}
+}
+
+// Write writes p, or drops it once the output was cut. It reports success
+// for dropped bytes: the caller (the executor's loop) has nothing better
+// to do with them.
+func (l *liveOutput) Write(p []byte) (int, error) {
+	if !l.bounded || l.fd < 0 {
+		return l.w.Write(p)
+	}
+	if l.cut {
+		return len(p), nil
+	}
+	for off := 0; off < len(p); {
+		if !l.waitWritable() {
+			l.cut = true
+			return len(p), nil
+		}
+		n := min(l.piece, len(p)-off)
+		if _, err := l.w.Write(p[off : off+n]); err != nil {
+			return off, err
+		}
+		off += n
+	}
+	return len(p), nil
+}

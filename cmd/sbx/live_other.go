@@ -1,0 +1,10 @@
+//go:build !linux && !darwin
+
+package main
+
+import "io"
+
+// blockingFD: no poll here; writes go straight to the stream.
+func blockingFD(io.Writer) (int, int) { return -1, 0 }
+
+func (l *liveOutput) waitWritable() bool { return true }
