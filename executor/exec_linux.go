@@ -666,6 +666,9 @@ func startCommand(cfg *config, path string, stdio [3]*os.File, res *Result) (*ex
 			var pe *fs.PathError
 			if errors.As(err, &pe) && pe.Op == "exec" {
 				c.release()
+				if resourceFailure(err) {
+					return nil, nil, nil, nil, fmt.Errorf("starting the command: %w", err)
+				}
 				return nil, nil, nil, execFailure(cfg, kind, res, err), nil
 			}
 		} else {
@@ -695,6 +698,9 @@ func startCommand(cfg *config, path string, stdio [3]*os.File, res *Result) (*ex
 		if c.isContainmentError(err) && (i+1 < len(plan) || len(plan) == 1) {
 			reasons = append(reasons, fmt.Sprintf("%s: %v", kind, err))
 			continue
+		}
+		if resourceFailure(err) {
+			return nil, nil, nil, nil, fmt.Errorf("starting the command: %w", err)
 		}
 		// The command itself could not be executed.
 		return nil, nil, nil, execFailure(cfg, kind, res, err), nil

@@ -309,6 +309,9 @@ func startCommand(cfg *config, path string, stdin, stdout, stderr *os.File, res 
 			var pe *fs.PathError
 			if errors.As(err, &pe) && pe.Op == "exec" {
 				c.release()
+				if resourceFailure(err) {
+					return nil, nil, nil, fmt.Errorf("starting the command: %w", err)
+				}
 				return nil, nil, execFailure(cfg, kind, res, err), nil
 			}
 			cmd.Process = p
@@ -330,6 +333,9 @@ func startCommand(cfg *config, path string, stdin, stdout, stderr *os.File, res 
 		if c.isContainmentError(err) && (i+1 < len(plan) || len(plan) == 1) {
 			reasons = append(reasons, fmt.Sprintf("%s: %v", kind, err))
 			continue
+		}
+		if resourceFailure(err) {
+			return nil, nil, nil, fmt.Errorf("starting the command: %w", err)
 		}
 		// The command itself could not be executed.
 		return nil, nil, execFailure(cfg, kind, res, err), nil

@@ -104,6 +104,19 @@ func (d *delivery) deliver(s Stream, p []byte) {
 	}
 }
 
+// resourceFailure reports whether a failed start is the executor's own
+// (descriptors, processes or memory ran out: EMFILE, ENFILE, EAGAIN,
+// ENOMEM), which is an error of Run, not a command that cannot be
+// executed (126).
+func resourceFailure(err error) bool {
+	for _, e := range []syscall.Errno{syscall.EMFILE, syscall.ENFILE, syscall.EAGAIN, syscall.ENOMEM} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
+
 // execFailure fills res for a command that could not be executed (126, or
 // 127 when it does not exist).
 func execFailure(cfg *config, kind Containment, res *Result, err error) *Result {

@@ -55,6 +55,15 @@ func (l *liveOutput) start(req executor.Request) {
 	l.deadline = time.Now().Add(t)
 }
 
+// interruptedWriteBound is how long sbx, interrupted by a signal, waits
+// for a reader to take its result.
+const interruptedWriteBound = time.Second
+
+// boundFor bounds the writes from now on by d (and no signal: one came).
+func (l *liveOutput) boundFor(d time.Duration) {
+	l.bounded, l.intr, l.deadline = true, -1, time.Now().Add(d)
+}
+
 // end lifts the bound: what is written after the run blocks as usual.
 func (l *liveOutput) end() {
 	if l != nil {

@@ -43,13 +43,12 @@ func (l *liveOutput) waitWritable() bool {
 		fds = fds[:1]
 	}
 	for {
-		timeout := -1
+		// Room is used whenever there is some: the bound only ends a wait.
+		timeout, expired := -1, false
 		if !l.deadline.IsZero() {
 			left := time.Until(l.deadline)
-			if left <= 0 {
-				return false
-			}
-			timeout = int((left + time.Millisecond - 1) / time.Millisecond)
+			expired = left <= 0
+			timeout = max(0, int((left+time.Millisecond-1)/time.Millisecond))
 		}
 		n, err := unix.Poll(fds, timeout)
 		switch {
@@ -57,12 +56,28 @@ func (l *liveOutput) waitWritable() bool {
 			continue
 		case err != nil:
 			return true // let the write report the problem
-		case n == 0:
-			continue // the deadline is checked above
-		case len(fds) > 1 && fds[1].Revents != 0:
-			return false
 		case fds[0].Revents != 0:
 			return true
+		case len(fds) > 1 && fds[1].Revents != 0, expired:
+			return false
+		case n == 0:
+			continue // the deadline is checked above
 		}
 	}
+}
+
+// interruptPipe returns the read end of a pipe that notify makes readable
+// (raw descriptors: an os.File would start the runtime's poller, whose
+// descriptors may not be available), and a function that closes both ends.
+// r is -1 when no pipe could be made.
+func interruptPipe() (r int, notify func(), closeBoth func()) {
+	var p [2]int
+	if err := unix.Pipe(p[:]); err != nil {
+		return -1, func() {}, func() {}
+	}
+	for _, fd := range p {
+		unix.CloseOnExec(fd)
+		unix.SetNonblock(fd, true)
+	}
+	return p[0], func() { unix.Write(p[1], []byte{0}) }, func() { unix.Close(p[0]); unix.Close(p[1]) }
 }

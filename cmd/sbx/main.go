@@ -18,9 +18,28 @@ func main() {
 		launch.RunHelper(os.Args[2:])
 	}
 	closeInheritedOnExec()
+	if err := checkOpenFiles(); err != nil {
+		os.Exit(refuseEarly(os.Args[1:], err))
+	}
 	exitsAfterRun = true
 	code := run(os.Args[1:], os.Stdout, os.Stderr)
 	starttrace.Mark("exit")
 	starttrace.Flush()
 	os.Exit(code)
+}
+
+// refuseEarly reports an sbx failure found before any command runs: on
+// stderr, and as the JSON failure object when --json is among the flags.
+func refuseEarly(args []string, err error) int {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if a == "--json" || a == "-json" {
+			writeJSONError(os.Stdout, err)
+			break
+		}
+	}
+	os.Stderr.WriteString("sbx: " + err.Error() + "\n")
+	return exitFailure
 }

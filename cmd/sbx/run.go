@@ -356,17 +356,13 @@ func runCommandTo(args []string, stdout, stderr io.Writer) int {
 	var finished atomic.Bool
 	if sp == nil {
 		// The live writers wait on a pipe the watcher writes to.
-		interrupted := cancel
-		if ir, iw, err := os.Pipe(); err == nil {
-			defer ir.Close()
-			defer iw.Close()
-			outLive.intr, errLive.intr = int(ir.Fd()), int(ir.Fd())
-			interrupted = func() {
-				cancel()
-				iw.Write([]byte{0})
-			}
-		}
-		go watchSignals(sigs, &got, &finished, interrupted)
+		intr, notify, closeIntr := interruptPipe()
+		defer closeIntr()
+		outLive.intr, errLive.intr = intr, intr
+		go watchSignals(sigs, &got, &finished, func() {
+			cancel()
+			notify()
+		})
 	}
 
 	switch {
@@ -411,6 +407,12 @@ func runCommandTo(args []string, stdout, stderr io.Writer) int {
 		sp.restoreDefaults()
 		received = sp.caught()
 	}
+	if received != 0 {
+		// Interrupted: the result is written if the reader takes it soon,
+		// but sbx does not wait for a reader that has stopped reading.
+		outLive.boundFor(interruptedWriteBound)
+		errLive.boundFor(interruptedWriteBound)
+	}
 	if res == nil {
 		if received != 0 && errors.Is(runErr, context.Canceled) {
 			// Interrupted after the handlers were in place but before the
@@ -422,7 +424,7 @@ func runCommandTo(args []string, stdout, stderr io.Writer) int {
 
 	switch {
 	case o.json:
-		if err := res.WriteJSON(stdout); err != nil {
+		if err := res.WriteJSON(outLive); err != nil {
 			// A write error is reported by runCommand; an encoding error
 			// here.
 			if cw, ok := stdout.(*checkedWriter); !ok || cw.failed() == nil {
@@ -437,7 +439,7 @@ func runCommandTo(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "sbx: the command's output was cut short: sbx's standard output or error was not being read")
 		}
 		if line := statusLine(res, received); line != "" {
-			fmt.Fprintln(stderr, line)
+			fmt.Fprintln(errLive, line)
 		}
 	}
 	if runErr != nil {
