@@ -288,7 +288,10 @@ type Request struct {
 	// OnOutput, if set, receives output as it is read, in chunks of at most
 	// OutputChunkSize bytes. Calls are serialised (never concurrent), the
 	// chunk is only valid during the call, and a slow callback slows the
-	// command down (the pipes are not read meanwhile).
+	// command down (the pipes are not read meanwhile). The deadline and
+	// the cancellation are acted on between calls: a callback must not
+	// block without bound (sbx's own gives up a write once the deadline
+	// has passed or a signal came, see cmd/sbx/live.go).
 	OnOutput func(stream Stream, chunk []byte)
 	// MaxOutputEvents limits OnOutput calls per stream: zero means
 	// DefaultMaxOutputEvents, negative means unlimited. Retention is not
