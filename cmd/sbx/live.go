@@ -41,9 +41,6 @@ func newLiveOutput(w *checkedWriter, intr int) *liveOutput {
 // start bounds the writes from now on by the run's deadline, when it has
 // one (req's capture policy and timeout, as the executor reads them).
 func (l *liveOutput) start(req executor.Request) {
-	if l == nil {
-		return
-	}
 	l.bounded = true
 	if req.Capture == executor.CaptureFullBuffer || req.Timeout < 0 {
 		return
@@ -65,11 +62,7 @@ func (l *liveOutput) boundFor(d time.Duration) {
 }
 
 // end lifts the bound: what is written after the run blocks as usual.
-func (l *liveOutput) end() {
-	if l != nil {
-		l.bounded = false
-	}
-}
+func (l *liveOutput) end() { l.bounded = false }
 
 // Write writes p, or drops it once the output was cut. It reports success
 // for dropped bytes: the caller (the executor's loop) has nothing better

@@ -231,21 +231,13 @@ func (c *checkedWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// checked returns w as a *checkedWriter, wrapping it if it is not one.
-func checked(w io.Writer) *checkedWriter {
-	if c, ok := w.(*checkedWriter); ok {
-		return c
-	}
-	return &checkedWriter{w: w}
-}
-
 func (c *checkedWriter) failed() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.err
 }
 
-func runCommandTo(args []string, stdout, stderr io.Writer) int {
+func runCommandTo(args []string, stdout, stderr *checkedWriter) int {
 	// SIGINT, SIGTERM and SIGHUP cancel the command (below). sbx's main
 	// catches them with a signal pipe where it can (sigpipe_linux_amd64.go):
 	// the executor polls it. Otherwise (and in tests, which go on after a
@@ -290,7 +282,7 @@ func runCommandTo(args []string, stdout, stderr io.Writer) int {
 	}
 	// The command's output is written live through these (see
 	// liveOutput), bounded from its start to the end of the run.
-	outLive, errLive := newLiveOutput(checked(stdout), -1), newLiveOutput(checked(stderr), -1)
+	outLive, errLive := newLiveOutput(stdout, -1), newLiveOutput(stderr, -1)
 	var ev *eventWriter
 	if o.events {
 		ev = newEventWriter(outLive)
@@ -338,12 +330,10 @@ func runCommandTo(args []string, stdout, stderr io.Writer) int {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	if exitsAfterRun {
-		if sp, _ = fastSignals(); sp != nil {
-			close(sigReady)
-		} else {
+		if sp, _ = fastSignals(); sp == nil {
 			signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-			close(sigReady)
 		}
+		close(sigReady)
 	}
 	if sp != nil {
 		req.CancelFD = sp.r
@@ -427,7 +417,7 @@ func runCommandTo(args []string, stdout, stderr io.Writer) int {
 		if err := res.WriteJSON(outLive); err != nil {
 			// A write error is reported by runCommand; an encoding error
 			// here.
-			if cw, ok := stdout.(*checkedWriter); !ok || cw.failed() == nil {
+			if stdout.failed() == nil {
 				fmt.Fprintf(stderr, "sbx: %v\n", err)
 			}
 			return exitFailure

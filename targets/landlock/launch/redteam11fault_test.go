@@ -65,6 +65,21 @@ func (o rt11Out) String() string {
 	return fmt.Sprintf("status %d (%v) after %v, stdout %.400q, stderr %.400q", o.code, o.ws, o.elapsed.Round(time.Millisecond), o.stdout, o.stderr)
 }
 
+// rt11Exited waits up to limit for the started cmd to end; past it, it
+// kills cmd, reaps it and reports false.
+func rt11Exited(cmd *exec.Cmd, limit time.Duration) bool {
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+		return true
+	case <-time.After(limit):
+		cmd.Process.Kill()
+		<-done
+		return false
+	}
+}
+
 // rt11Start runs cmd (from rt6Cmd) to its end or until limit, killing it
 // then (hung is set).
 func rt11Wait(cmd *exec.Cmd, limit time.Duration) rt11Out {
@@ -79,16 +94,7 @@ func rt11Wait(cmd *exec.Cmd, limit time.Duration) rt11Out {
 	if err := cmd.Start(); err != nil {
 		return rt11Out{stderr: err.Error(), code: -1}
 	}
-	done := make(chan struct{})
-	go func() { cmd.Wait(); close(done) }()
-	r := rt11Out{}
-	select {
-	case <-done:
-	case <-time.After(limit):
-		r.hung = true
-		cmd.Process.Kill()
-		<-done
-	}
+	r := rt11Out{hung: !rt11Exited(cmd, limit)}
 	r.elapsed = time.Since(start)
 	r.stdout, r.stderr = out.String(), errb.String()
 	r.ws = cmd.ProcessState.Sys().(syscall.WaitStatus)
@@ -647,13 +653,7 @@ func TestRedTeam11FaultArtifactFIFO(t *testing.T) {
 	}
 	time.Sleep(300 * time.Millisecond) // the scenario: a signal while sbx waits in open
 	cmd.Process.Signal(syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() { cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(3 * time.Second):
-		cmd.Process.Kill()
-		<-done
+	if !rt11Exited(cmd, 3*time.Second) {
 		t.Errorf("SIGTERM did not end sbx blocked opening the FIFO artifact")
 	}
 }
@@ -963,14 +963,8 @@ func TestRedTeam11FaultSigpipe(t *testing.T) {
 				w.Close()
 				r.Read(make([]byte, 1))
 				r.Close()
-				done := make(chan struct{})
-				go func() { cmd.Wait(); close(done) }()
 				what := fmt.Sprintf("%s %v", profile, mode)
-				select {
-				case <-done:
-				case <-time.After(10 * time.Second):
-					cmd.Process.Kill()
-					<-done
+				if !rt11Exited(cmd, 10*time.Second) {
 					t.Errorf("%s: sbx did not end after its reader went away", what)
 				}
 				ws := cmd.ProcessState.Sys().(syscall.WaitStatus)
@@ -1363,13 +1357,7 @@ func TestRedTeam11FaultStopCont(t *testing.T) {
 			cmd.Process.Signal(syscall.SIGSTOP)
 			time.Sleep(1500 * time.Millisecond) // the scenario: stopped past the timeout
 			cmd.Process.Signal(syscall.SIGCONT)
-			done := make(chan struct{})
-			go func() { cmd.Wait(); close(done) }()
-			select {
-			case <-done:
-			case <-time.After(5 * time.Second):
-				cmd.Process.Kill()
-				<-done
+			if !rt11Exited(cmd, 5*time.Second) {
 				t.Errorf("%s: sbx did not end after SIGCONT", profile)
 			}
 			var r rt6Result
@@ -1406,16 +1394,10 @@ func TestRedTeam11FaultStopCont(t *testing.T) {
 // rt11Wait2 waits for a started cmd up to limit and returns its status
 // (-1 if it had to be killed).
 func rt11Wait2(cmd *exec.Cmd, limit time.Duration) int {
-	done := make(chan struct{})
-	go func() { cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-		return cmd.ProcessState.ExitCode()
-	case <-time.After(limit):
-		cmd.Process.Kill()
-		<-done
+	if !rt11Exited(cmd, limit) {
 		return -1
 	}
+	return cmd.ProcessState.ExitCode()
 }
 
 // TestRedTeam11FaultDoubleSignal: two SIGINTs (or SIGINT then SIGTERM)
