@@ -96,22 +96,33 @@ func systemDir(p string) string {
 }
 
 // CheckWritableCwd refuses a spec that makes the bound working directory
-// writable when it is "/" or is or contains a system directory: sbx binds
-// {cwd} to its own working directory by default, so a workspace profile run
-// by a service whose working directory is / would make every file on the
-// machine writable (cron, systemd units, shell profiles: code that runs
-// outside the sandbox) without anyone asking for it. A profile that writes
-// / on purpose says so with a rule on root (network-off), not with cwd.
-func CheckWritableCwd(s *Spec, cwd string) error {
+// writable when it is "/" or is or contains a system directory, or is or
+// contains the home directory (home, the bound {home}; "" when unbound):
+// sbx binds {cwd} to its own working directory by default, so a workspace
+// profile run by a service whose working directory is / would make every
+// file on the machine writable (cron, systemd units, shell profiles: code
+// that runs outside the sandbox), and one started from a terminal's
+// initial directory would make the user's shell start-up files, SSH keys
+// and credentials writable, without anyone asking for it. A profile that
+// writes / or {home} on purpose says so with a rule on them (network-off;
+// `sbc check` then flags it), not with cwd.
+func CheckWritableCwd(s *Spec, cwd, home string) error {
 	for _, m := range s.Mounts {
 		if m.Kind != MountReadWrite || m.Path != cwd {
 			continue
 		}
-		sys := systemDir(cwd)
-		if sys == "" || (cwd != "/" && !strings.HasPrefix(sys, cwd+"/") && sys != cwd) {
-			return nil // a directory below a system directory (/usr/local/src) is fine
+		// A directory below a system directory (/usr/local/src) is fine.
+		if sys := systemDir(cwd); sys != "" && (cwd == "/" || sys == cwd || strings.HasPrefix(sys, cwd+"/")) {
+			return fmt.Errorf("binding {cwd}: the working directory %s would make %s writable; refusing (pass --cwd with a project directory)", cwd, sys)
 		}
-		return fmt.Errorf("binding {cwd}: the working directory %s would make %s writable; refusing (pass --cwd with a project directory)", cwd, sys)
+		if home != "" && home != "/" && (cwd == home || strings.HasPrefix(home, cwd+"/")) {
+			what := "is your home directory"
+			if cwd != home {
+				what = "contains your home directory " + home
+			}
+			return fmt.Errorf("binding {cwd}: the working directory %s %s: making it writable would let the command change your shell start-up files, SSH keys and credentials, which run outside the sandbox; refusing (pass --cwd with a project directory)", cwd, what)
+		}
+		return nil
 	}
 	return nil
 }

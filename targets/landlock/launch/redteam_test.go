@@ -1082,8 +1082,9 @@ for p in ["/proc/sys/kernel/core_pattern", "/proc/sys/vm/drop_caches", "/proc/sy
 // directory is / (systemd's default) made every file writable: cron,
 // systemd units and shell profiles then run the command's code outside the
 // sandbox. sbx refuses a writable cwd that is / or is or contains a system
-// directory (125); a directory below one (/usr/local) and read-only
-// profiles are fine.
+// directory, or is or contains the home directory (125); a directory below
+// one (/usr/local, a project in the home directory) and read-only profiles
+// are fine.
 func TestRedTeam2WritableCwdRoot(t *testing.T) {
 	asUser(t, func(t *testing.T, u user) {
 		f := newFixture(t, u)
@@ -1094,7 +1095,20 @@ func TestRedTeam2WritableCwdRoot(t *testing.T) {
 				t.Errorf("workspace in %s: exit %d %q %q", cwd, r.ExitCode, r.Stdout, r.SbxError)
 			}
 		}
-		for _, c := range [][2]string{{"workspace", "/usr/local"}, {"read-only", "/"}, {"network-off", "/"}} {
+		// The home directory, or a directory containing it (sbx started
+		// from a terminal's first directory): shell start-up files, SSH
+		// keys and credentials would be writable.
+		if err := os.Mkdir(f.home+"/proj", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, cwd := range []string{f.home, f.base} {
+			r := rtRun(t, rtOpts{u: u, env: []string{"HOME=" + f.home},
+				args: []string{"--profile", "workspace", "--cwd", cwd, "--", "/bin/sh", "-c", "echo ran"}})
+			if r.ExitCode != 125 || !strings.Contains(r.SbxError, "home directory") || r.Stdout != "" {
+				t.Errorf("workspace in %s (HOME %s): exit %d %q %q", cwd, f.home, r.ExitCode, r.Stdout, r.SbxError)
+			}
+		}
+		for _, c := range [][2]string{{"workspace", "/usr/local"}, {"workspace", f.home + "/proj"}, {"read-only", "/"}, {"network-off", "/"}, {"read-only", f.home}} {
 			r := rtRun(t, rtOpts{u: u, env: []string{"HOME=" + f.home},
 				args: []string{"--profile", c[0], "--cwd", c[1], "--", "/bin/sh", "-c", "echo ran"}})
 			if r.ExitCode != 0 || r.Stdout != "ran\n" {

@@ -80,7 +80,11 @@ func New(plan *landlock.Plan, b ir.Bindings, o Options) (*Sandbox, error) {
 	}
 	starttrace.Mark("bound")
 	if cwd := b[ir.AnchorCwd]; len(cwd) == 1 {
-		if err := landlock.CheckWritableCwd(spec, cwd[0]); err != nil {
+		home := ""
+		if h := b[ir.AnchorHome]; len(h) == 1 {
+			home = h[0]
+		}
+		if err := landlock.CheckWritableCwd(spec, cwd[0], home); err != nil {
 			return nil, err
 		}
 	}
