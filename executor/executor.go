@@ -41,6 +41,9 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 		case !st.IsDir():
 			return nil, fmt.Errorf("%w %s is not a directory", ErrWorkDir, cfg.Dir)
 		}
+		if err := searchable(cfg.Dir); err != nil {
+			return nil, fmt.Errorf("%w %s cannot be entered: %v", ErrWorkDir, cfg.Dir, err)
+		}
 	}
 	res := &Result{
 		Argv:      cfg.Argv,

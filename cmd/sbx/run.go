@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -137,7 +139,25 @@ func parseRunFlags(args []string) (*runOptions, error) {
 	case o.outputCap.n > 1<<40:
 		return nil, usagef("--output-cap %d is too large", o.outputCap.n)
 	}
+	o.cwd = physicalDotDot(o.cwd)
 	return o, nil
+}
+
+// physicalDotDot resolves the symbolic links before each ".." of dir, as
+// the kernel's chdir does ("link/.." is the parent of link's target, not
+// the directory that holds link), so that the working directory the
+// profile binds and the one the command gets are the same directory as
+// without a sandbox; filepath.Abs and Clean would drop "link/.." as text.
+// A dir without ".." is returned as it is; one that does not resolve too
+// (the executor reports it).
+func physicalDotDot(dir string) string {
+	if !slices.Contains(strings.Split(filepath.ToSlash(dir), "/"), "..") {
+		return dir
+	}
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		return r
+	}
+	return dir
 }
 
 // request builds the executor request from the options and the profile.

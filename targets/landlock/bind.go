@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -48,7 +50,10 @@ func DefaultBindings(cwd string, getenv func(string) string) (ir.Bindings, error
 	}
 	b[ir.AnchorCwd] = []string{canon(abs)}
 	home := getenv("HOME")
-	if home == "" {
+	if !filepath.IsAbs(home) {
+		// Unset, empty or relative (a relative HOME names no directory):
+		// the account's, so that what protects the home directory still
+		// knows where it is.
 		home = passwdHome(os.Getuid())
 	}
 	if filepath.IsAbs(home) {
@@ -59,7 +64,7 @@ func DefaultBindings(cwd string, getenv func(string) string) (ir.Bindings, error
 		tmp = "/tmp"
 	}
 	tmp = canon(tmp)
-	if sys := systemDir(tmp); sys != "" && tmp != "/dev/shm" {
+	if sys := systemDir(tmp); sys != "" && !ir.PathWithin(tmp, "/dev/shm") {
 		// {tmpdir} is writable in most profiles: TMPDIR=/ (or /etc, /usr)
 		// in the caller's environment would make the whole file system (or
 		// a system directory) writable without the caller asking for it.
@@ -105,24 +110,118 @@ func systemDir(p string) string {
 // initial directory would make the user's shell start-up files, SSH keys
 // and credentials writable, without anyone asking for it. A profile that
 // writes / or {home} on purpose says so with a rule on them (network-off;
-// `sbc check` then flags it), not with cwd.
+// `sbc check` then flags it), not with cwd. See CheckWritableRoots for the
+// whole check sbx makes.
 func CheckWritableCwd(s *Spec, cwd, home string) error {
+	return CheckWritableRoots(s, nil, ir.Bindings{ir.AnchorCwd: {cwd}, ir.AnchorHome: {home}})
+}
+
+// CheckWritableRoots refuses a spec whose writable roots, where they come
+// from the environment rather than from the profile's own paths (the
+// anchors cwd, tmpdir and slash_tmp, bound from sbx's working directory,
+// $TMPDIR and /tmp), make writable what runs outside the sandbox later:
+//
+//   - a working directory that is / or is or contains a system directory
+//     (see CheckWritableCwd);
+//   - any of them that is or contains the home directory ({home}), unless
+//     the profile grants write on {home} or / itself: the shell's start-up
+//     files, SSH keys and credentials ($TMPDIR=$HOME, a working directory
+//     at the home directory, $HOME below /tmp);
+//   - any of them inside a protected name (a working directory or
+//     $TMPDIR in a repository's .git): the repository's hooks and
+//     configuration, which git runs on the host;
+//   - any of them inside a read-only carve-out or a mask of the profile's
+//     (TMPDIR at a read-only folder of the workspace): the carve-out
+//     would be reopened writable.
+//
+// plan may be nil (no protected names, no rule of the profile's own).
+func CheckWritableRoots(s *Spec, plan *Plan, b ir.Bindings) error {
+	writable := map[string]bool{}
 	for _, m := range s.Mounts {
-		if m.Kind != MountReadWrite || m.Path != cwd {
-			continue
+		if m.Kind == MountReadWrite {
+			writable[m.Path] = true
 		}
-		// A directory below a system directory (/usr/local/src) is fine.
+	}
+	one := func(anchor string) string {
+		if v := b[anchor]; len(v) == 1 {
+			return v[0]
+		}
+		return ""
+	}
+	cwd, home := one(ir.AnchorCwd), one(ir.AnchorHome)
+	// A directory below a system directory (/usr/local/src) is fine.
+	if writable[cwd] {
 		if sys := systemDir(cwd); sys != "" && (cwd == "/" || sys == cwd || strings.HasPrefix(sys, cwd+"/")) {
 			return fmt.Errorf("binding {cwd}: the working directory %s would make %s writable; refusing (pass --cwd with a project directory)", cwd, sys)
 		}
-		if home != "" && home != "/" && (cwd == home || strings.HasPrefix(home, cwd+"/")) {
-			what := "is your home directory"
-			if cwd != home {
-				what = "contains your home directory " + home
+	}
+	homeGranted := false
+	var protected []string
+	// The profile's own read-only carve-outs (a read rule inside a write
+	// rule) and denials.
+	type carveOut struct{ path, how string }
+	var carveOuts []carveOut
+	if plan != nil {
+		var writes, reads []string
+		for _, r := range plan.Rules {
+			paths, err := b.Resolve(r.Path)
+			if err != nil {
+				continue
 			}
-			return fmt.Errorf("binding {cwd}: the working directory %s %s: making it writable would let the command change your shell start-up files, SSH keys and credentials, which run outside the sandbox; refusing (pass --cwd with a project directory)", cwd, what)
+			for _, p := range paths {
+				switch r.Access {
+				case ir.Write:
+					writes = append(writes, p)
+				case ir.Read:
+					reads = append(reads, p)
+				case ir.Deny:
+					carveOuts = append(carveOuts, carveOut{p, "unreadable"})
+				}
+			}
 		}
-		return nil
+		for _, rd := range reads {
+			for _, w := range writes {
+				if rd != w && ir.PathWithin(rd, w) {
+					carveOuts = append(carveOuts, carveOut{rd, "read-only"})
+					break
+				}
+			}
+		}
+		for _, r := range plan.Rules {
+			if r.Access == ir.Write && r.Path.Rel == "" && (r.Path.Anchor == ir.AnchorHome || r.Path.Anchor == ir.AnchorRoot) {
+				homeGranted = true
+			}
+		}
+		for _, pr := range plan.Protect {
+			protected = append(protected, pr.Name)
+		}
+	}
+	for _, a := range []struct{ anchor, what, way string }{
+		{ir.AnchorCwd, "the working directory", "pass --cwd with a project directory"},
+		{ir.AnchorSlashTmp, "", "set HOME to a directory outside /tmp"},
+		{ir.AnchorTmpdir, "TMPDIR", "point TMPDIR at a scratch directory"},
+	} {
+		root := one(a.anchor)
+		if root == "" || !writable[root] {
+			continue
+		}
+		if !homeGranted && home != "" && home != "/" && (root == home || strings.HasPrefix(home, strings.TrimSuffix(root, "/")+"/")) {
+			how := "is your home directory"
+			if root != home {
+				how = "contains your home directory " + home
+			}
+			return fmt.Errorf("binding {%s}: %s %s: making it writable would let the command change your shell start-up files, SSH keys and credentials, which run outside the sandbox; refusing (%s)", a.anchor, strings.TrimSpace(a.what+" "+root), how, a.way)
+		}
+		for _, c := range carveOuts {
+			if ir.PathWithin(root, c.path) {
+				return fmt.Errorf("binding {%s}: %s lies inside %s, which the profile makes %s: making it writable would undo that; refusing (%s)", a.anchor, strings.TrimSpace(a.what+" "+root), c.path, c.how, a.way)
+			}
+		}
+		for _, c := range strings.Split(root, "/") {
+			if c != "" && slices.Contains(protected, c) {
+				return fmt.Errorf("binding {%s}: %s lies inside %s, which the profile protects: making it writable would let the command change what tools run from it on the host (a repository's hooks and configuration); refusing (%s)", a.anchor, strings.TrimSpace(a.what+" "+root), c, a.way)
+			}
+		}
 	}
 	return nil
 }
@@ -430,6 +529,20 @@ func (pl *Plan) Bind(b ir.Bindings, o BindOptions) (*Spec, *Report, error) {
 	if err != nil {
 		return nil, rep, fmt.Errorf("binding profile %s: %w", pl.Profile, err)
 	}
+	links, err := gitdirTargets(bd)
+	if err != nil {
+		return nil, rep, fmt.Errorf("binding profile %s: %w", pl.Profile, err)
+	}
+	if len(links) > 0 {
+		bd.Rules = append(bd.Rules, links...)
+		sort.SliceStable(bd.Rules, func(i, j int) bool {
+			a, c := bd.Rules[i], bd.Rules[j]
+			if a.Path != c.Path {
+				return a.Path < c.Path
+			}
+			return a.Access < c.Access
+		})
+	}
 	rep.Bound, rep.Dropped = bd.Rules, bd.Dropped
 
 	t := newRuleTable(prof.Filesystem)
@@ -461,7 +574,11 @@ func (pl *Plan) Bind(b ir.Bindings, o BindOptions) (*Spec, *Report, error) {
 	}
 	spec.Grants = append(spec.Grants, Grant{Path: "/proc", Rights: ReadRights & fsMask, Why: "fresh procfs of the sandbox"})
 	spec.Grants = mergeGrants(spec.Grants)
-	spec.Mounts = append(lo.mounts, MountOp{Kind: MountProc, Path: "/proc", Why: "hide other processes"})
+	spec.Mounts = lo.mounts
+	if privateDevpts(bd, lo.mounts, v) {
+		spec.Mounts = append(spec.Mounts, MountOp{Kind: MountDevpts, Path: "/dev/pts", Dir: true, Why: "the host's terminals are not the sandbox's"})
+	}
+	spec.Mounts = append(spec.Mounts, MountOp{Kind: MountProc, Path: "/proc", Why: "hide other processes"})
 	// network none: seccomp and Landlock deny every socket that leaves the
 	// sandbox, but not the other way: an abstract Unix name the command
 	// binds would live in the host's namespace (host processes could
@@ -705,6 +822,108 @@ func devInputs(bd *ir.Bound, v View) []input {
 		}
 	}
 	return ins
+}
+
+// gitdirTargets protects what a protected name that is a git link file
+// points to: a ".git" file holding "gitdir: PATH" (a worktree, a
+// submodule, a repository whose directory sits elsewhere) makes PATH the
+// repository, with the hooks and configuration (core.fsmonitor,
+// core.hooksPath) that git runs on the host; PATH/commondir likewise
+// names the repository a worktree shares. Each such directory inside a
+// writable root gets a read rule of the protected name's (outside every
+// writable root it is read-only already, and a read rule there would
+// grant more than the profile). One that does not exist there is refused:
+// the command could create it.
+func gitdirTargets(bd *ir.Bound) ([]ir.BoundRule, error) {
+	var writable []string
+	for _, r := range bd.Rules {
+		if r.Access == ir.Write {
+			writable = append(writable, r.Path)
+		}
+	}
+	inWritable := func(p string) bool {
+		for _, w := range writable {
+			if ir.PathWithin(p, w) {
+				return true
+			}
+		}
+		return false
+	}
+	// link reads the path a git link file names ("gitdir: PATH" for .git,
+	// the whole first line for commondir), relative to the file's
+	// directory.
+	link := func(file, prefix string) (string, bool) {
+		f, err := os.Open(file)
+		if err != nil {
+			return "", false
+		}
+		defer f.Close()
+		buf := make([]byte, 4096)
+		n, _ := io.ReadFull(f, buf)
+		line, _, _ := strings.Cut(string(buf[:n]), "\n")
+		rest, ok := strings.CutPrefix(line, prefix)
+		target := strings.TrimSpace(rest)
+		if !ok || target == "" {
+			return "", false
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(filepath.Dir(file), target)
+		}
+		if r, err := filepath.EvalSymlinks(target); err == nil {
+			target = r
+		}
+		return filepath.Clean(target), true
+	}
+	var out []ir.BoundRule
+	for _, r := range bd.Rules {
+		if r.Origin != ir.OriginProtect {
+			continue
+		}
+		if fi, err := os.Lstat(r.Path); err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		dir, ok := link(r.Path, "gitdir:")
+		if !ok {
+			continue
+		}
+		targets := []string{dir}
+		if common, ok := link(filepath.Join(dir, "commondir"), ""); ok {
+			targets = append(targets, common)
+		}
+		for _, t := range targets {
+			if !inWritable(t) {
+				continue
+			}
+			if _, err := os.Stat(t); err != nil {
+				return nil, fmt.Errorf("%s names %s (a git link), which does not exist inside a writable root: the command could create it, with hooks and configuration git runs on the host; refusing (fix or remove %s)", r.Path, t, r.Path)
+			}
+			out = append(out, ir.BoundRule{Path: t, Access: ir.Read, Origin: ir.OriginProtect, Symbolic: r.Symbolic, Source: r.Source})
+		}
+	}
+	return out, nil
+}
+
+// privateDevpts reports whether /dev/pts needs a private devpts instance
+// (MountDevpts): it exists, /dev is not masked (the mask mounts its own),
+// and no rule of the profile grants /dev/pts itself (a rule on /dev gives
+// what it says). Without it the base allowance's /dev/pts would be the
+// host's devpts: every terminal of the user (as root, every terminal),
+// readable and writable past sbx's capture of the command's output.
+func privateDevpts(bd *ir.Bound, mounts []MountOp, v View) bool {
+	if v.Stat("/dev/pts") != KindDir {
+		return false
+	}
+	for _, m := range mounts {
+		if m.Kind == MountMask && m.Path == "/dev" {
+			return false
+		}
+	}
+	for _, r := range bd.Rules {
+		if r.Access != ir.Deny && ir.PathWithin("/dev/pts", r.Path) {
+			return false
+		}
+	}
+	return true
 }
 
 // mergeGrants keeps one grant per path (the union of rights), sorted. The

@@ -52,10 +52,12 @@ const (
 	MountBaseReadOnly MountKind = "base-read-only"
 	// MountReadWrite binds the path onto itself (recursively) and clears the
 	// read-only flag: a writable root, or a writable descendant reopened under
-	// a read-only one.
+	// a read-only one. It is nosuid and nodev (device nodes found there are
+	// not devices inside).
 	MountReadWrite MountKind = "read-write"
-	// MountReadOnly binds the path onto itself (recursively) read-only, nosuid
-	// and nodev: a read-only carve-out inside a writable root.
+	// MountReadOnly binds the path onto itself (recursively) read-only and
+	// nosuid: a read-only carve-out inside a writable root (or a standard
+	// device kept through a mask of /dev).
 	MountReadOnly MountKind = "read-only"
 	// MountMask mounts an empty, read-only, mode-000 directory or file over
 	// the path, so that reading and listing fail with EACCES (the command has
@@ -66,6 +68,11 @@ const (
 	// MountProc mounts a fresh procfs of the sandbox's PID namespace on
 	// /proc, so other processes' entries do not exist.
 	MountProc MountKind = "proc"
+	// MountDevpts mounts a private devpts instance on /dev/pts and binds
+	// its ptmx onto /dev/ptmx where /dev is not masked (a mask carries its
+	// own), so the base allowance's /dev/pts never reaches the host's
+	// terminals.
+	MountDevpts MountKind = "devpts"
 )
 
 // MountOp is one mount-namespace operation.

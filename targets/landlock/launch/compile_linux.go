@@ -481,7 +481,12 @@ func mountAttr(p *program, set uint64) (uintptr, uintptr) {
 func compileMounts(p *program, s *landlock.Spec, pre *prebuilt) error {
 	ops := s.Mounts
 	// Detached copies of the writable paths, taken before the base view is
-	// made read-only, so they keep the host's own flags.
+	// made read-only, so they keep the host's own flags, plus nosuid and
+	// (but on /) nodev: a device node already in a writable root (an
+	// extracted image, a chroot tree) must not be a device inside (as
+	// root, a block node of the disk would read it raw, which the mask of
+	// /dev exists to prevent); set-id bits are void under no_new_privs
+	// already.
 	clones := map[string]int8{}
 	attached := map[string]bool{}
 	for _, op := range ops {
@@ -495,6 +500,14 @@ func compileMounts(p *program, s *landlock.Spec, pre *prebuilt) error {
 		c := p.slot()
 		p.call3("cloning writable ", op.Path, "", unix.SYS_OPEN_TREE, 0, p.str(""), unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE|unix.AT_EMPTY_PATH).from(0, at).into(c)
 		p.closeSlot(at)
+		// Not nodev for / (write on everything: network-off), whose
+		// submounts hold the host's /dev; its devices are the mask's.
+		attrs, what := uint64(unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV), " nosuid and nodev"
+		if op.Path == "/" {
+			attrs, what = unix.MOUNT_ATTR_NOSUID, " nosuid"
+		}
+		a, n := mountAttr(p, attrs)
+		p.call3("making writable ", op.Path, what, unix.SYS_MOUNT_SETATTR, 0, p.str(""), unix.AT_EMPTY_PATH|unix.AT_RECURSIVE, a, n).from(0, c)
 		clones[op.Path] = c
 	}
 	maskSrc := int8(noSlot)
@@ -517,6 +530,8 @@ func compileMounts(p *program, s *landlock.Spec, pre *prebuilt) error {
 			p.closeSlot(at)
 		case landlock.MountReadOnly:
 			p.call(what, unix.SYS_MOUNT, p.str(op.Path), p.str(op.Path), p.str(""), unix.MS_BIND|unix.MS_REC, 0)
+			// Not nodev: the standard devices kept through a mask of /dev
+			// are read-only carve-outs too.
 			a, n := mountAttr(p, unix.MOUNT_ATTR_RDONLY|unix.MOUNT_ATTR_NOSUID)
 			p.call(what, unix.SYS_MOUNT_SETATTR, atFdcwdU, p.str(op.Path), unix.AT_RECURSIVE, a, n)
 		case landlock.MountMask:
@@ -551,6 +566,8 @@ func compileMounts(p *program, s *landlock.Spec, pre *prebuilt) error {
 			if err := compileKeepMask(p, s, op, clones, attached); err != nil {
 				return err
 			}
+		case landlock.MountDevpts:
+			compileDevpts(p)
 		case landlock.MountProc:
 			// Read-only whatever the writable roots (see kernelStateReadOnly).
 			p.call(what, unix.SYS_MOUNT, p.str("proc"), p.str("/proc"), p.str("proc"), unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, 0)
@@ -722,6 +739,15 @@ func buildKeepMask(p *program, op landlock.MountOp, lstat func(string) landlock.
 	return m
 }
 
+// compileDevpts mounts a private devpts: like bubblewrap's --dev, a new
+// devpts instance (the command cannot reach the host's terminals) with
+// /dev/ptmx bound to its own ptmx node, so posix_openpt works without
+// capabilities.
+func compileDevpts(p *program) {
+	p.call("mounting a private devpts", unix.SYS_MOUNT, p.str("devpts"), p.str("/dev/pts"), p.str("devpts"), unix.MS_NOSUID|unix.MS_NOEXEC, p.str("newinstance,ptmxmode=0666,mode=620"))
+	p.call("binding /dev/ptmx", unix.SYS_MOUNT, p.str("/dev/pts/ptmx"), p.str("/dev/ptmx"), p.str(""), unix.MS_BIND, 0).tolerate(unix.ENOENT, 0)
+}
+
 // attachKeepMask attaches a mask built by buildKeepMask at op.Path, carries
 // the kept paths through it and makes it read-only.
 func attachKeepMask(p *program, op landlock.MountOp, m *keepMask) {
@@ -734,11 +760,7 @@ func attachKeepMask(p *program, op landlock.MountOp, m *keepMask) {
 		}
 	}
 	if m.devpts {
-		// Like bubblewrap's --dev: a new devpts instance (the command
-		// cannot reach the host's terminals) with /dev/ptmx bound to its
-		// own ptmx node, so posix_openpt works without capabilities.
-		p.call("mounting a private devpts", unix.SYS_MOUNT, p.str("devpts"), p.str("/dev/pts"), p.str("devpts"), unix.MS_NOSUID|unix.MS_NOEXEC, p.str("newinstance,ptmxmode=0666,mode=620"))
-		p.call("binding /dev/ptmx", unix.SYS_MOUNT, p.str("/dev/pts/ptmx"), p.str("/dev/ptmx"), p.str(""), unix.MS_BIND, 0)
+		compileDevpts(p)
 	}
 	a, n := mountAttr(p, unix.MOUNT_ATTR_RDONLY)
 	p.call3(what, ": making the mask read-only", "", unix.SYS_MOUNT_SETATTR, 0, p.str(""), unix.AT_EMPTY_PATH, a, n).from(0, m.mfd)

@@ -43,7 +43,7 @@ func earlySandbox(t *testing.T, dir string) (*Sandbox, *Early) {
 	}
 	b, err := landlock.DefaultBindings(dir, func(k string) string {
 		if k == "HOME" {
-			return dir
+			return "/nonexistent-sbx-home" // not dir: a writable home is refused
 		}
 		return os.Getenv(k)
 	})

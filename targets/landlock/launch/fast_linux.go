@@ -310,12 +310,20 @@ func (r *runState) readEnd() bool {
 // the namespaces could not be created is an *os.SyscallError, so that the
 // executor may try its next containment.
 func cloneError(err error) error {
-	var errno syscall.Errno
-	if errors.As(err, &errno) {
+	// Only a bare errno is clone3's: startInit names the other calls
+	// (pipe, socketpair, pidfd_open) in its error.
+	if errno, ok := err.(syscall.Errno); ok {
 		switch errno {
-		case unix.EPERM, unix.EACCES, unix.EINVAL, unix.ENOSPC, unix.EUSERS:
+		case unix.ENOSPC, unix.EUSERS:
+			// The user-namespace limit (user.max_user_namespaces, or 32
+			// levels of nesting), not a missing feature.
+			return fmt.Errorf("%w: clone3: %v: the limit of user namespaces is reached (user.max_user_namespaces, or 32 levels of nesting)", executor.ErrSandbox, errno)
+		case unix.EPERM, unix.EACCES, unix.EINVAL:
 			return os.NewSyscallError("clone3", errno)
 		case unix.ENOSYS:
+			if h := filteredHint(); h != "" {
+				return fmt.Errorf("%w: clone3: %v%s", executor.ErrSandbox, errno, h)
+			}
 			return fmt.Errorf("%w: clone3: %v (Linux 5.3 or newer is needed)", executor.ErrSandbox, errno)
 		}
 		return fmt.Errorf("%w: clone3: %v", executor.ErrSandbox, errno)

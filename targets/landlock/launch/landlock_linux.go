@@ -2,6 +2,8 @@ package launch
 
 import (
 	"fmt"
+	"os"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -49,4 +51,16 @@ func restrictSelf(rfd int) error {
 		return fmt.Errorf("landlock_restrict_self: %w", e)
 	}
 	return nil
+}
+
+// filteredHint explains a kernel feature that seems missing when sbx itself
+// runs under a seccomp filter (Seccomp: 2 in /proc/self/status: sbx inside
+// another sandbox, sbx's own included), which is then the likelier cause;
+// "" otherwise.
+func filteredHint() string {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil || !strings.Contains(string(b), "\nSeccomp:\t2\n") {
+		return ""
+	}
+	return " (sbx itself runs under a seccomp filter, Seccomp: 2 in /proc/self/status: a sandbox around sbx, perhaps sbx's own, denies the call; run sbx outside it)"
 }

@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -471,9 +472,8 @@ func rt10MountOpts(mountinfo, path string, exact bool) string {
 // rt10Flags keeps the flags that matter of a mount's options.
 func rt10Flags(opts string) string {
 	var keep []string
-	for _, o := range strings.Split(opts, ",") {
-		switch o {
-		case "ro", "rw", "nosuid", "nodev", "noexec":
+	for _, o := range []string{"ro", "rw", "nosuid", "nodev", "noexec"} {
+		if slices.Contains(strings.Split(opts, ","), o) {
 			keep = append(keep, o)
 		}
 	}
@@ -540,7 +540,8 @@ echo OK`)
 		}
 
 		// Flags: the pinned mounts carry the host's flags of the mount they
-		// are on, and are writable.
+		// are on, with nosuid and nodev (those of every writable root since
+		// round 12), and are writable.
 		host, err := os.ReadFile("/proc/self/mountinfo")
 		if err != nil {
 			t.Fatal(err)
@@ -551,7 +552,7 @@ echo OK`)
 		}
 		for _, d := range []string{tr.a, tr.b} {
 			in := rt10MountOpts(r.Stdout, d, true)
-			want := rt10Flags(rt10MountOpts(string(host), d, false))
+			want := rt10Flags(rt10MountOpts(string(host), d, false) + ",nosuid,nodev")
 			if in == "" {
 				t.Errorf("%s is not a mount point in the sandbox (not pinned)", d)
 				continue

@@ -263,7 +263,7 @@ func workspaceSandbox(t *testing.T, dir string) *launch.Sandbox {
 	}
 	b, err := landlock.DefaultBindings(dir, func(k string) string {
 		if k == "HOME" {
-			return dir
+			return "/nonexistent-sbx-home" // not dir: a writable home is refused
 		}
 		return os.Getenv(k)
 	})

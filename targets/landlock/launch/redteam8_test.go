@@ -820,7 +820,7 @@ func main() {
 	}
 	b, err := landlock.DefaultBindings(dir, func(k string) string {
 		if k == "HOME" {
-			return dir
+			return "/nonexistent-sbx-home" // not dir: a writable home is refused
 		}
 		return os.Getenv(k)
 	})
@@ -914,7 +914,7 @@ func TestRedTeam8KillLibraryDuringStarts(t *testing.T) {
 	for i := 0; i < 30 && !t.Failed(); i++ {
 		tok := rt6Token()
 		cmd := exec.Command(helper, tok, "16", dir)
-		cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + dir}
+		cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=/nonexistent-sbx-home"}
 		out, err := cmd.StdoutPipe()
 		if err != nil {
 			t.Fatal(err)

@@ -918,7 +918,7 @@ profile "rt9-dev" {
 	}
 	b, err := landlock.DefaultBindings(dir+"/ws", func(k string) string {
 		if k == "HOME" {
-			return dir
+			return "/nonexistent-sbx-home" // not dir: a writable home is refused
 		}
 		return ""
 	})

@@ -383,8 +383,11 @@ func TestRedTeamFilesystem(t *testing.T) {
 	allowed := map[string]bool{"proc-self-cwd": true}
 	asUser(t, func(t *testing.T, u user) {
 		f := newFixture(t, u)
-		env := []string{"OUT=" + f.outside, "WS=" + f.ws, "WSF=" + f.ws + "/sub/file", "BIN=" + bin}
-		r := rtShell(t, f, "workspace", f.ws, "sh "+script, env...)
+		// Set in the command line: the workspace profile passes only core
+		// variables through, so variables given to sbx would be empty in
+		// the sandbox (the attacks then aimed at / instead of OUT).
+		vars := "OUT='" + f.outside + "' WS='" + f.ws + "' WSF='" + f.ws + "/sub/file' BIN='" + bin + "' "
+		r := rtShell(t, f, "workspace", f.ws, vars+"sh "+script)
 		got := strings.Fields(r.Stdout)
 		if len(got) < 30 {
 			t.Fatalf("short output: %q %q", r.Stdout, r.Stderr)

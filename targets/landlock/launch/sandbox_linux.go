@@ -73,20 +73,18 @@ type Sandbox struct {
 // needs and degraded mode is not allowed; the error names each rule and the
 // ABI and kernel it needs.
 func New(plan *landlock.Plan, b ir.Bindings, o Options) (*Sandbox, error) {
-	spec, rep, err := plan.Bind(b, landlock.BindOptions{KernelABI: KernelABI(), ABICap: o.ABICap, AllowDegraded: o.AllowDegraded,
+	abi := KernelABI()
+	spec, rep, err := plan.Bind(b, landlock.BindOptions{KernelABI: abi, ABICap: o.ABICap, AllowDegraded: o.AllowDegraded,
 		Supervise: !o.NoSupervisor && supervisorAvailable()})
 	if err != nil {
+		if h := filteredHint(); abi == 0 && errors.Is(err, landlock.ErrABI) && h != "" {
+			return nil, fmt.Errorf("%w%s", err, h)
+		}
 		return nil, err
 	}
 	starttrace.Mark("bound")
-	if cwd := b[ir.AnchorCwd]; len(cwd) == 1 {
-		home := ""
-		if h := b[ir.AnchorHome]; len(h) == 1 {
-			home = h[0]
-		}
-		if err := landlock.CheckWritableCwd(spec, cwd[0], home); err != nil {
-			return nil, err
-		}
+	if err := landlock.CheckWritableRoots(spec, plan, b); err != nil {
+		return nil, err
 	}
 	return &Sandbox{spec: spec, report: rep, lastCap: lastCapability(), early: o.Early.adopt(spec), linger: o.ExitsAfter}, nil
 }

@@ -145,6 +145,15 @@ func runSupervisor(guarded, sockets []string, hasRuleset, denyAbstract bool) {
 	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
 		fail(exitSetup, "sbx: supervisor: prctl(PR_SET_DUMPABLE): %v", err)
 	}
+	// Started by hand (the helper mode is reachable from any shell, the
+	// sandbox's included), with no listener on its descriptor: nothing to
+	// supervise, which is a failure, not a clean exit.
+	// (A listener answers ENOENT for a notification that does not exist;
+	// anything else, ENOTTY, EINVAL or EBADF.)
+	var none uint64
+	if _, _, e := unix.Syscall(unix.SYS_IOCTL, supListenerFD, ioctlNotifIDValid, uintptr(unsafe.Pointer(&none))); e != unix.ENOENT {
+		fail(exitSetup, "sbx: supervisor: descriptor %d is not a seccomp listener (%v): this mode is sbx's own", supListenerFD, e)
+	}
 	sv := &supervisor{listener: supListenerFD, rfd: -1, procfd: supProcFD, guard: map[dirKey]map[string]bool{}, names: map[string]bool{}, work: make(chan func())}
 	if hasRuleset {
 		sv.rfd = supRulesetFD
@@ -498,14 +507,23 @@ func (sv *supervisor) handle(n *seccompNotif) {
 // inject installs fd in the caller and replies with its number in one step
 // (SECCOMP_ADDFD_FLAG_SEND), with the caller's O_CLOEXEC; fd is closed.
 func (sv *supervisor) inject(id uint64, fd int, flags int) {
-	defer unix.Close(fd)
-	a := seccompNotifAddfd{id: id, flags: unix.SECCOMP_ADDFD_FLAG_SEND, srcfd: uint32(fd)}
+	// Added first, replied to after this copy is closed: not in one step
+	// (SECCOMP_ADDFD_FLAG_SEND), which returns the caller's call while the
+	// supervisor still holds a writable descriptor of the new file, so an
+	// execve of it right after (a compiler writing a program that is then
+	// run) could fail with ETXTBSY.
+	a := seccompNotifAddfd{id: id, srcfd: uint32(fd)}
 	if flags&unix.O_CLOEXEC != 0 {
 		a.newfdFlags = unix.O_CLOEXEC
 	}
-	_, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(sv.listener), ioctlNotifAddfd, uintptr(unsafe.Pointer(&a)))
-	if e != 0 && e != unix.ENOENT {
-		sv.reply(id, 0, e) // EMFILE and the like; ENOENT: the caller is gone
+	r, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(sv.listener), ioctlNotifAddfd, uintptr(unsafe.Pointer(&a)))
+	unix.Close(fd)
+	switch {
+	case e == unix.ENOENT: // the caller is gone
+	case e != 0:
+		sv.reply(id, 0, e) // EMFILE and the like
+	default:
+		sv.reply(id, int64(r), 0) // the call returns the new descriptor
 	}
 }
 
