@@ -1378,11 +1378,27 @@ func (p *rt12Pty) typed(t *testing.T, s string) {
 	}
 }
 
+// output returns what reached the terminal so far: a fresh sentinel is
+// written through the terminal after everything else, and output waits
+// (up to 5 s) until the reader has it, so no write made before the call
+// is still in flight.
 func (p *rt12Pty) output() string {
-	time.Sleep(50 * time.Millisecond)
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.out.String()
+	tok := "<<rt12-sync-" + strconv.FormatInt(time.Now().UnixNano(), 10) + ">>"
+	if _, err := p.slave.Write([]byte(tok)); err != nil {
+		return "(sentinel: " + err.Error() + ")"
+	}
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		p.mu.Lock()
+		s := p.out.String()
+		p.mu.Unlock()
+		if i := strings.Index(s, tok); i >= 0 {
+			return s[:i] + s[i+len(tok):]
+		}
+		if time.Now().After(deadline) {
+			return s + "(sentinel never arrived)"
+		}
+		time.Sleep(time.Millisecond)
+	}
 }
 
 // onTerminal runs cmd with the pty as its controlling terminal and
