@@ -180,6 +180,12 @@ func execute(ctx context.Context, cfg *config, path string, res *Result) (*Resul
 	}()
 	cleanupErr, waitErr := lp.run()
 	starttrace.Mark("drained")
+	// Asked before the run is released (ExitSignal, below or in the loop
+	// once the launcher was reaped: the failure is kept until asked).
+	var sandboxErr error
+	if fr, ok := cfg.Sandbox.(FailureReporter); ok {
+		sandboxErr = fr.RunFailure(cmd)
+	}
 	res.Duration = time.Since(start)
 	res.TimedOut, res.Cancelled = lp.timedOut, lp.cancelled
 	if lp.reported && !cfg.ExitsAfter {
@@ -207,9 +213,12 @@ func execute(ctx context.Context, cfg *config, path string, res *Result) (*Resul
 	if res.TimedOut {
 		res.ExitCode = TimeoutExitCode
 	}
+	if sandboxErr != nil {
+		res.ExitCode, res.Signal, res.SandboxError = SandboxFailureExitCode, 0, sandboxErr.Error()
+	}
 	res.Stdout = lp.streams[Stdout].result()
 	res.Stderr = lp.streams[Stderr].result()
-	if cfg.Sandbox != nil && res.ExitCode != 0 {
+	if cfg.Sandbox != nil && res.ExitCode != 0 && res.SandboxError == "" {
 		res.DeniedLikely = deniedLikely(cfg.Sandbox, res.ExitCode,
 			res.Stdout.Head, res.Stdout.Tail, res.Stderr.Head, res.Stderr.Tail, res.Aggregated())
 	}

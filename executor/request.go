@@ -235,6 +235,21 @@ type EndReporter interface {
 	End(cmd *exec.Cmd) (status syscall.WaitStatus, ok bool)
 }
 
+// FailureReporter is optionally implemented by a Sandbox that can fail
+// after the command started (the Landlock sandbox's supervisor, started
+// on the command's first supervised call): such a failure ends the command
+// (fail closed), and RunFailure, asked once the run has ended, returns it
+// (nil: none). The Result then reports the sandbox's failure, exit code
+// SandboxFailureExitCode with SandboxError, instead of the end the failure
+// caused.
+type FailureReporter interface {
+	RunFailure(cmd *exec.Cmd) error
+}
+
+// SandboxFailureExitCode is the exit code of a run whose sandbox failed
+// after the command started (FailureReporter).
+const SandboxFailureExitCode = 125
+
 // Watcher is optionally implemented by a Sandbox that must act while its
 // command runs (Linux). Right after the start, the executor asks it for a
 // descriptor to poll with the command's pipes; when that becomes readable

@@ -59,6 +59,9 @@ type Result struct {
 	// Error explains why the command could not be started (exit codes 126
 	// and 127); empty otherwise.
 	Error string
+	// SandboxError is why the sandbox failed after the command started
+	// (FailureReporter; exit code SandboxFailureExitCode); empty otherwise.
+	SandboxError string
 
 	// Stdout and Stderr are the captured streams.
 	Stdout, Stderr StreamResult
@@ -240,6 +243,9 @@ func (r *Result) writeJSON(w *bufio.Writer) {
 	} else {
 		o.key("error")
 		w.WriteString("null")
+	}
+	if r.SandboxError != "" {
+		o.str("sbx_error", r.SandboxError)
 	}
 	outLossy := o.text("stdout", r.Stdout.Head)
 	errLossy := o.text("stderr", r.Stderr.Head)

@@ -482,6 +482,8 @@ func watchSignals(sigs <-chan os.Signal, got *atomic.Int32, finished *atomic.Boo
 // statusLine is the one line sbx prints on stderr in terminal mode, or "".
 func statusLine(res *executor.Result, received syscall.Signal) string {
 	switch {
+	case res.SandboxError != "":
+		return "sbx: " + res.SandboxError
 	case res.Error != "":
 		return "sbx: " + res.Error
 	case res.TimedOut:

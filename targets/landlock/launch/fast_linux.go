@@ -213,7 +213,7 @@ func (s *Sandbox) Spawn(cmd *exec.Cmd) (executor.Spawned, error) {
 		return n
 	}
 	l := &lazySupervisor{spec: &spec, userns: setup.userns, pidfd: high(pidfd), listener: high(fds[0]), ruleset: high(setup.ruleset), stderr: high(setup.stdio[2]),
-		nsMnt: -1, nsIPC: -1, nsUser: -1}
+		nsMnt: -1, nsIPC: -1, nsUser: -1, failed: func(err error) { s.failures.Store(cmd, err) }}
 	if setup.nsFDs {
 		l.nsMnt, l.nsIPC, l.nsUser = high(fds[1]), high(fds[2]), high(fds[3])
 	}
@@ -374,6 +374,9 @@ type lazySupervisor struct {
 	// started is set when the executor saw the first notification and
 	// started run (on its goroutine: no lock needed).
 	started bool
+	// failed records a failure of the supervisor that ended the command
+	// (Sandbox.RunFailure); set before the command is killed.
+	failed func(error)
 }
 
 // run starts the supervisor for the notification pending on the listener
@@ -396,8 +399,8 @@ func (l *lazySupervisor) run() {
 		gone := []unix.PollFd{{Fd: int32(l.pidfd), Events: unix.POLLIN}}
 		// ESRCH from setns: the command is exiting (its namespaces are
 		// released before its pidfd reports the exit).
-		if n, _ := unix.Poll(gone, 0); n == 0 && !errors.Is(err, unix.ESRCH) && l.stderr >= 0 {
-			unix.Write(l.stderr, []byte("sbx: starting the sandbox supervisor failed: "+err.Error()+"\n"))
+		if n, _ := unix.Poll(gone, 0); n == 0 && !errors.Is(err, unix.ESRCH) {
+			l.failed(fmt.Errorf("starting the sandbox supervisor failed (the command, which needed it, was killed): %w", err))
 		}
 		unix.PidfdSendSignal(l.pidfd, unix.SIGKILL, nil, 0)
 		return
@@ -410,6 +413,7 @@ func (l *lazySupervisor) run() {
 	if err != nil {
 		sup.Kill()
 		sup.Wait()
+		l.failed(fmt.Errorf("watching the sandbox supervisor failed (the command, which needed it, was killed): pidfd_open: %w", err))
 		unix.PidfdSendSignal(l.pidfd, unix.SIGKILL, nil, 0)
 		return
 	}
@@ -430,8 +434,21 @@ func (l *lazySupervisor) run() {
 	// is about to report. Any other end is a failure the command must not
 	// outlive.
 	if st, err := sup.Wait(); err != nil || !st.Success() {
+		// Its own message is on the command's stderr.
+		gone := []unix.PollFd{{Fd: int32(l.pidfd), Events: unix.POLLIN}}
+		if n, _ := unix.Poll(gone, 0); n == 0 {
+			l.failed(fmt.Errorf("the sandbox supervisor ended (%v; its message is on the command's stderr) and the command, which needed it, was killed", describeWait(st, err)))
+		}
 		unix.PidfdSendSignal(l.pidfd, unix.SIGKILL, nil, 0)
 	}
+}
+
+// describeWait names how a process ended for a message.
+func describeWait(st *os.ProcessState, err error) string {
+	if err != nil {
+		return err.Error()
+	}
+	return st.String()
 }
 
 // readable returns a channel closed when fd becomes readable (a pidfd: the
@@ -586,6 +603,17 @@ func (s *Sandbox) ExitSignal(cmd *exec.Cmd) int {
 		return int(ws.Signal())
 	}
 	return 0
+}
+
+var _ executor.FailureReporter = (*Sandbox)(nil)
+
+// RunFailure returns the failure of the run's supervisor that ended cmd, if
+// any (executor.FailureReporter), once: it is forgotten then.
+func (s *Sandbox) RunFailure(cmd *exec.Cmd) error {
+	if v, ok := s.failures.LoadAndDelete(cmd); ok {
+		return v.(error)
+	}
+	return nil
 }
 
 // Kinds of standard input Spawn accepts (stdinKind).

@@ -63,9 +63,12 @@ type Sandbox struct {
 	// status maps each started *exec.Cmd to the read end of its init's
 	// status pipe (ExitSignal), so one Sandbox can serve concurrent runs.
 	status sync.Map
-	mu     sync.Mutex
-	early  *Early // see Options.Early; taken by the first Spawn
-	linger bool   // Options.ExitsAfter
+	// failures maps a started *exec.Cmd to its supervisor's failure
+	// (RunFailure), kept until asked.
+	failures sync.Map
+	mu       sync.Mutex
+	early    *Early // see Options.Early; taken by the first Spawn
+	linger   bool   // Options.ExitsAfter
 }
 
 // New binds plan with b for this kernel. It fails (wrapping
@@ -77,8 +80,9 @@ func New(plan *landlock.Plan, b ir.Bindings, o Options) (*Sandbox, error) {
 	spec, rep, err := plan.Bind(b, landlock.BindOptions{KernelABI: abi, ABICap: o.ABICap, AllowDegraded: o.AllowDegraded,
 		Supervise: !o.NoSupervisor && supervisorAvailable()})
 	if err != nil {
-		if h := filteredHint(); abi == 0 && errors.Is(err, landlock.ErrABI) && h != "" {
-			return nil, fmt.Errorf("%w%s", err, h)
+		if abi == 0 && errors.Is(err, landlock.ErrABI) && filteredHint() != "" {
+			// Not the kernel's ABI: the calls are denied here.
+			return nil, fmt.Errorf("%w: profile %s needs Landlock, whose system calls fail in this process: sbx runs under a seccomp filter (Seccomp: 2 in /proc/self/status), a sandbox around sbx's, perhaps sbx's own, that denies them; run sbx outside it, or pass --allow-degraded to run with what is left", landlock.ErrABI, plan.Profile)
 		}
 		return nil, err
 	}
@@ -121,9 +125,13 @@ func (s *Sandbox) carveOutRules() string {
 
 // userNSHint explains why unprivileged user namespaces are unavailable.
 func userNSHint() string {
-	f := Probe()
 	if os.Geteuid() == 0 {
-		return "namespaces (they could not be created: " + f.UserNSDetail + ")"
+		// Root needs no user namespace: the probe of those says nothing.
+		return "namespaces, which root creates without a user namespace; creating them failed here" + filteredHint()
+	}
+	f := Probe()
+	if f.UserNS {
+		return "unprivileged user namespaces: the kernel offers them, yet creating the sandbox's failed" + filteredHint()
 	}
 	return "unprivileged user namespaces: " + f.UserNSDetail
 }
