@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/sbx-dev/sbx/ir"
 )
@@ -853,11 +854,19 @@ func gitdirTargets(bd *ir.Bound) ([]ir.BoundRule, error) {
 	// the whole first line for commondir), relative to the file's
 	// directory.
 	link := func(file, prefix string) (string, bool) {
-		f, err := os.Open(file)
+		// Regular files only, opened without blocking: an earlier run
+		// may have left a FIFO there.
+		if fi, err := os.Lstat(file); err != nil || !fi.Mode().IsRegular() {
+			return "", false
+		}
+		f, err := os.OpenFile(file, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 		if err != nil {
 			return "", false
 		}
 		defer f.Close()
+		if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+			return "", false
+		}
 		buf := make([]byte, 4096)
 		n, _ := io.ReadFull(f, buf)
 		line, _, _ := strings.Cut(string(buf[:n]), "\n")
@@ -877,9 +886,6 @@ func gitdirTargets(bd *ir.Bound) ([]ir.BoundRule, error) {
 	var out []ir.BoundRule
 	for _, r := range bd.Rules {
 		if r.Origin != ir.OriginProtect {
-			continue
-		}
-		if fi, err := os.Lstat(r.Path); err != nil || !fi.Mode().IsRegular() {
 			continue
 		}
 		dir, ok := link(r.Path, "gitdir:")
