@@ -82,7 +82,7 @@ func New(plan *landlock.Plan, b ir.Bindings, o Options) (*Sandbox, error) {
 	if err != nil {
 		if abi == 0 && errors.Is(err, landlock.ErrABI) && filteredHint() != "" {
 			// Not the kernel's ABI: the calls are denied here.
-			return nil, fmt.Errorf("%w: profile %s needs Landlock, whose system calls fail in this process: sbx runs under a seccomp filter (Seccomp: 2 in /proc/self/status), a sandbox around sbx's, perhaps sbx's own, that denies them; run sbx outside it, or pass --allow-degraded to run with what is left", landlock.ErrABI, plan.Profile)
+			return nil, fmt.Errorf("%w: profile %s needs Landlock, whose system calls fail in this process: sbx runs under a seccomp filter (Seccomp: 2 in /proc/self/status) that denies them, a sandbox's around sbx (perhaps sbx's own); run sbx outside it, or pass --allow-degraded to run with what is left", landlock.ErrABI, plan.Profile)
 		}
 		return nil, err
 	}
