@@ -65,7 +65,7 @@ func DefaultBindings(cwd string, getenv func(string) string) (ir.Bindings, error
 		tmp = "/tmp"
 	}
 	tmp = canon(tmp)
-	if sys := systemDir(tmp); sys != "" && !ir.PathWithin(tmp, "/dev/shm") {
+	if sys := hostDir(tmp); sys != "" && !ir.PathWithin(tmp, "/dev/shm") {
 		// {tmpdir} is writable in most profiles: TMPDIR=/ (or /etc, /usr)
 		// in the caller's environment would make the whole file system (or
 		// a system directory) writable without the caller asking for it.
@@ -95,6 +95,25 @@ func systemDir(p string) string {
 	}
 	for _, d := range systemDirs {
 		if p == d || strings.HasPrefix(p, d+"/") || strings.HasPrefix(d, p+"/") {
+			return d
+		}
+	}
+	return ""
+}
+
+// hostDirs are directories a writable working directory or TMPDIR must
+// not be or contain (lying below them is fine: /var/tmp, /home/u/src):
+// every user's home, the state of services, installed software.
+var hostDirs = []string{"/home", "/opt", "/root", "/run", "/srv", "/var"}
+
+// hostDir is systemDir, and also the entry of hostDirs that p is or
+// contains ("" for none).
+func hostDir(p string) string {
+	if sys := systemDir(p); sys != "" {
+		return sys
+	}
+	for _, d := range hostDirs {
+		if p == d || strings.HasPrefix(d, p+"/") {
 			return d
 		}
 	}
@@ -152,7 +171,7 @@ func CheckWritableRoots(s *Spec, plan *Plan, b ir.Bindings) error {
 	cwd, home := one(ir.AnchorCwd), one(ir.AnchorHome)
 	// A directory below a system directory (/usr/local/src) is fine.
 	if writable[cwd] {
-		if sys := systemDir(cwd); sys != "" && (cwd == "/" || sys == cwd || strings.HasPrefix(sys, cwd+"/")) {
+		if sys := hostDir(cwd); sys != "" && (cwd == "/" || sys == cwd || strings.HasPrefix(sys, cwd+"/")) {
 			return fmt.Errorf("binding {cwd}: the working directory %s would make %s writable; refusing (pass --cwd with a project directory)", cwd, sys)
 		}
 	}

@@ -23,8 +23,13 @@ func TestCheckWritableCwd(t *testing.T) {
 		{"/", "/home/u", nil, "would make / writable"},
 		{"/etc", "/home/u", nil, "would make /etc writable"},
 		{"/usr/local/src", "/home/u", nil, ""},
+		{"/var", "/root", nil, "would make /var writable"},
+		{"/home", "/root", nil, "would make /home writable"}, // every user's home
+		{"/var/tmp/ws", "/root", nil, ""},
+		{"/srv/ws", "/root", nil, ""},
 		{"/home/u", "/home/u", nil, "is your home directory"},
-		{"/home", "/home/u", nil, "contains your home directory /home/u"},
+		{"/home", "/home/u", nil, "would make /home writable"},
+		{"/data", "/data/u", nil, "contains your home directory /data/u"},
 		{"/home/u/proj", "/home/u", nil, ""},
 		{"/home/u2", "/home/u", nil, ""},         // a sibling sharing a prefix
 		{"/home/u", "/home/u2", nil, ""},         // the same, the other way round
