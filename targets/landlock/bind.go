@@ -104,7 +104,7 @@ func systemDir(p string) string {
 // hostDirs are directories a writable working directory or TMPDIR must
 // not be or contain (lying below them is fine: /var/tmp, /home/u/src):
 // every user's home, the state of services, installed software.
-var hostDirs = []string{"/home", "/opt", "/root", "/run", "/srv", "/var"}
+var hostDirs = []string{"/home", "/opt", "/run", "/srv", "/var"}
 
 // hostDir is systemDir, and also the entry of hostDirs that p is or
 // contains ("" for none).
