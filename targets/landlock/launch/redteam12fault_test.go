@@ -1329,11 +1329,18 @@ func TestRedTeam12FaultBinaryReplaced(t *testing.T) {
 		dir := rt12fMkdir(t, u, base+"/bin")
 		pwned := base + "/pwned"
 		fake := fmt.Sprintf("#!/bin/sh\necho \"$@\" > %s\nexit 0\n", pwned)
+		// A fresh inode renamed into place: the previous copy may still be
+		// running (an init or supervisor of the last run on its way out),
+		// and opening it for writing would fail with ETXTBSY.
 		install := func(p string, mode os.FileMode) {
-			if err := os.WriteFile(p, data, mode); err != nil {
+			tmp := p + ".new"
+			if err := os.WriteFile(tmp, data, mode); err != nil {
 				t.Fatal(err)
 			}
-			os.Chmod(p, mode)
+			os.Chmod(tmp, mode)
+			if err := os.Rename(tmp, p); err != nil {
+				t.Fatal(err)
+			}
 		}
 		check := func(what string, o rt11Out, ws string) {
 			t.Helper()
