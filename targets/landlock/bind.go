@@ -120,29 +120,15 @@ func hostDir(p string) string {
 	return ""
 }
 
-// CheckWritableCwd refuses a spec that makes the bound working directory
-// writable when it is "/" or is or contains a system directory, or is or
-// contains the home directory (home, the bound {home}; "" when unbound):
-// sbx binds {cwd} to its own working directory by default, so a workspace
-// profile run by a service whose working directory is / would make every
-// file on the machine writable (cron, systemd units, shell profiles: code
-// that runs outside the sandbox), and one started from a terminal's
-// initial directory would make the user's shell start-up files, SSH keys
-// and credentials writable, without anyone asking for it. A profile that
-// writes / or {home} on purpose says so with a rule on them (network-off;
-// `sbc check` then flags it), not with cwd. See CheckWritableRoots for the
-// whole check sbx makes.
-func CheckWritableCwd(s *Spec, cwd, home string) error {
-	return CheckWritableRoots(s, nil, ir.Bindings{ir.AnchorCwd: {cwd}, ir.AnchorHome: {home}})
-}
-
 // CheckWritableRoots refuses a spec whose writable roots, where they come
 // from the environment rather than from the profile's own paths (the
 // anchors cwd, tmpdir and slash_tmp, bound from sbx's working directory,
 // $TMPDIR and /tmp), make writable what runs outside the sandbox later:
 //
-//   - a working directory that is / or is or contains a system directory
-//     (see CheckWritableCwd);
+//   - a working directory that is / or is or contains a system or host
+//     directory (hostDir): a service started in / would otherwise run the
+//     workspace profile with every file writable (cron, systemd units,
+//     shell profiles: code that runs outside the sandbox);
 //   - any of them that is or contains the home directory ({home}), unless
 //     the profile grants write on {home} or / itself: the shell's start-up
 //     files, SSH keys and credentials ($TMPDIR=$HOME, a working directory
@@ -549,7 +535,7 @@ func (pl *Plan) Bind(b ir.Bindings, o BindOptions) (*Spec, *Report, error) {
 	if err != nil {
 		return nil, rep, fmt.Errorf("binding profile %s: %w", pl.Profile, err)
 	}
-	links, err := gitdirTargets(bd)
+	links, err := gitdirTargets(bd, v)
 	if err != nil {
 		return nil, rep, fmt.Errorf("binding profile %s: %w", pl.Profile, err)
 	}
@@ -854,7 +840,10 @@ func devInputs(bd *ir.Bound, v View) []input {
 // writable root it is read-only already, and a read rule there would
 // grant more than the profile). One that does not exist there is refused:
 // the command could create it.
-func gitdirTargets(bd *ir.Bound) ([]ir.BoundRule, error) {
+//
+// v is the binding's view: the protected names' lstat answers are the
+// layout's too (one system call per name for both).
+func gitdirTargets(bd *ir.Bound, v View) ([]ir.BoundRule, error) {
 	var writable []string
 	for _, r := range bd.Rules {
 		if r.Access == ir.Write {
@@ -904,7 +893,7 @@ func gitdirTargets(bd *ir.Bound) ([]ir.BoundRule, error) {
 	}
 	var out []ir.BoundRule
 	for _, r := range bd.Rules {
-		if r.Origin != ir.OriginProtect {
+		if r.Origin != ir.OriginProtect || v.Lstat(r.Path) != KindFile {
 			continue
 		}
 		dir, ok := link(r.Path, "gitdir:")

@@ -4,10 +4,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sbx-dev/sbx/ir"
 	"github.com/sbx-dev/sbx/targets/landlock"
 )
 
-// TestCheckWritableCwd: a writable working directory that is /, is or
+// TestCheckWritableCwd: CheckWritableRoots on the working directory: a
+// writable one that is /, is or
 // contains a system directory, or is or contains the home directory is
 // refused with a message saying which; anything else, and a cwd the spec
 // does not make writable, is fine.
@@ -42,7 +44,7 @@ func TestCheckWritableCwd(t *testing.T) {
 		if spec == nil {
 			spec = writable(c.cwd)
 		}
-		err := landlock.CheckWritableCwd(spec, c.cwd, c.home)
+		err := landlock.CheckWritableRoots(spec, nil, ir.Bindings{ir.AnchorCwd: {c.cwd}, ir.AnchorHome: {c.home}})
 		switch {
 		case c.want == "" && err != nil:
 			t.Errorf("cwd %s, home %q: %v", c.cwd, c.home, err)

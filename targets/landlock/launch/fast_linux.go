@@ -396,10 +396,9 @@ func (l *lazySupervisor) run() {
 		// Fail closed: without the supervisor the command cannot create
 		// anything; it is killed with a message on its stderr (unless it
 		// has just exited, and the namespaces with it).
-		gone := []unix.PollFd{{Fd: int32(l.pidfd), Events: unix.POLLIN}}
 		// ESRCH from setns: the command is exiting (its namespaces are
 		// released before its pidfd reports the exit).
-		if n, _ := unix.Poll(gone, 0); n == 0 && !errors.Is(err, unix.ESRCH) {
+		if !l.ended() && !errors.Is(err, unix.ESRCH) {
 			l.failed(fmt.Errorf("starting the sandbox supervisor failed (the command, which needed it, was killed): %w", err))
 		}
 		unix.PidfdSendSignal(l.pidfd, unix.SIGKILL, nil, 0)
@@ -435,12 +434,19 @@ func (l *lazySupervisor) run() {
 	// outlive.
 	if st, err := sup.Wait(); err != nil || !st.Success() {
 		// Its own message is on the command's stderr.
-		gone := []unix.PollFd{{Fd: int32(l.pidfd), Events: unix.POLLIN}}
-		if n, _ := unix.Poll(gone, 0); n == 0 {
+		if !l.ended() {
 			l.failed(fmt.Errorf("the sandbox supervisor ended (%v; its message is on the command's stderr) and the command, which needed it, was killed", describeWait(st, err)))
 		}
 		unix.PidfdSendSignal(l.pidfd, unix.SIGKILL, nil, 0)
 	}
+}
+
+// ended reports whether the sandbox's init has exited already (its pidfd
+// is readable): a supervisor that fails then failed nobody.
+func (l *lazySupervisor) ended() bool {
+	gone := []unix.PollFd{{Fd: int32(l.pidfd), Events: unix.POLLIN}}
+	n, _ := unix.Poll(gone, 0)
+	return n > 0
 }
 
 // describeWait names how a process ended for a message.
