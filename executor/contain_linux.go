@@ -149,7 +149,15 @@ func noContainmentHint(c *config) string {
 	} else if readSysctl("user/max_user_namespaces") == "0" {
 		b.WriteString(" (user.max_user_namespaces = 0)")
 	}
-	b.WriteString(", or run sbx in a delegated cgroup v2 (systemd-run --user --scope -p Delegate=yes sbx ...), or accept degraded process-group containment (--allow-degraded)")
+	b.WriteString(", or run sbx in a delegated cgroup v2 (systemd-run --user --scope -p Delegate=yes sbx ...)")
+	switch {
+	case c.Containment != ContainmentAuto:
+		// An explicit containment is the only one tried: --allow-degraded
+		// adds nothing to it.
+		fmt.Fprintf(&b, ", or ask for another containment than %s (auto tries each, and with --allow-degraded falls back to process-group containment)", c.Containment)
+	case !c.AllowDegraded:
+		b.WriteString(", or accept degraded process-group containment (--allow-degraded)")
+	}
 	return b.String()
 }
 

@@ -235,3 +235,24 @@ func TestForkingThreadOutlivesCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestNoContainmentHint checks that the hint suggests --allow-degraded
+// only where it would help: containment auto without it.
+func TestNoContainmentHint(t *testing.T) {
+	for _, c := range []struct {
+		containment Containment
+		degraded    bool
+		want, not   string
+	}{
+		{ContainmentAuto, false, "accept degraded process-group containment (--allow-degraded)", "another containment"},
+		{ContainmentAuto, true, "delegated cgroup v2", "--allow-degraded"},
+		{ContainmentCgroup, true, "another containment than cgroup", "accept degraded"},
+		{ContainmentCgroup, false, "another containment than cgroup", "accept degraded"},
+		{ContainmentPIDNamespace, false, "another containment than pid-namespace", "accept degraded"},
+	} {
+		h := noContainmentHint(&config{Request: Request{Containment: c.containment, AllowDegraded: c.degraded}})
+		if !strings.Contains(h, c.want) || strings.Contains(h, c.not) {
+			t.Errorf("containment %s, allow degraded %v: hint %q: want %q and not %q", c.containment, c.degraded, h, c.want, c.not)
+		}
+	}
+}

@@ -120,6 +120,30 @@ func hostDir(p string) string {
 	return ""
 }
 
+// kernelDirWhat names what lies in each directory kernelDir reports.
+var kernelDirWhat = map[string]string{
+	"/boot": "boot loader and kernel images",
+	"/dev":  "device file system (devtmpfs, shared with every process)",
+	"/proc": "process and kernel state",
+	"/sys":  "kernel and device settings",
+}
+
+// kernelDir returns the directory of kernelDirWhat that p lies in, or "":
+// a writable working directory below one of them would be the host's
+// devtmpfs, procfs or sysfs (or its boot files), not a project. /dev/shm
+// is a tmpfs of its own and stays usable.
+func kernelDir(p string) string {
+	if p == "/dev/shm" || strings.HasPrefix(p, "/dev/shm/") {
+		return ""
+	}
+	for _, d := range []string{"/boot", "/dev", "/proc", "/sys"} {
+		if strings.HasPrefix(p, d+"/") {
+			return d
+		}
+	}
+	return ""
+}
+
 // CheckWritableRoots refuses a spec whose writable roots, where they come
 // from the environment rather than from the profile's own paths (the
 // anchors cwd, tmpdir and slash_tmp, bound from sbx's working directory,
@@ -128,7 +152,8 @@ func hostDir(p string) string {
 //   - a working directory that is / or is or contains a system or host
 //     directory (hostDir): a service started in / would otherwise run the
 //     workspace profile with every file writable (cron, systemd units,
-//     shell profiles: code that runs outside the sandbox);
+//     shell profiles: code that runs outside the sandbox); or one that
+//     lies in /boot, /dev (but /dev/shm), /proc or /sys (kernelDir);
 //   - any of them that is or contains the home directory ({home}), unless
 //     the profile grants write on {home} or / itself: the shell's start-up
 //     files, SSH keys and credentials ($TMPDIR=$HOME, a working directory
@@ -155,10 +180,14 @@ func CheckWritableRoots(s *Spec, plan *Plan, b ir.Bindings) error {
 		return ""
 	}
 	cwd, home := one(ir.AnchorCwd), one(ir.AnchorHome)
-	// A directory below a system directory (/usr/local/src) is fine.
+	// A directory below a system directory (/usr/local/src) is fine, but
+	// not one in the kernel's file systems or /boot.
 	if writable[cwd] {
 		if sys := hostDir(cwd); sys != "" && (cwd == "/" || sys == cwd || strings.HasPrefix(sys, cwd+"/")) {
 			return fmt.Errorf("binding {cwd}: the working directory %s would make %s writable; refusing (pass --cwd with a project directory)", cwd, sys)
+		}
+		if k := kernelDir(cwd); k != "" {
+			return fmt.Errorf("binding {cwd}: the working directory %s lies in %s: making it writable would change the host's %s; refusing (pass --cwd with a project directory)", cwd, k, kernelDirWhat[k])
 		}
 	}
 	homeGranted := false

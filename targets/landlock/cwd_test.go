@@ -33,11 +33,20 @@ func TestCheckWritableCwd(t *testing.T) {
 		{"/home", "/home/u", nil, "would make /home writable"},
 		{"/data", "/data/u", nil, "contains your home directory /data/u"},
 		{"/home/u/proj", "/home/u", nil, ""},
-		{"/home/u2", "/home/u", nil, ""},         // a sibling sharing a prefix
-		{"/home/u", "/home/u2", nil, ""},         // the same, the other way round
-		{"/srv/ws", "", nil, ""},                 // {home} unbound
-		{"/srv/ws", "/", nil, ""},                // HOME=/: every cwd is below it
-		{"/root", "/root", &landlock.Spec{}, ""}, // not writable
+		{"/home/u2", "/home/u", nil, ""},             // a sibling sharing a prefix
+		{"/home/u", "/home/u2", nil, ""},             // the same, the other way round
+		{"/srv/ws", "", nil, ""},                     // {home} unbound
+		{"/srv/ws", "/", nil, ""},                    // HOME=/: every cwd is below it
+		{"/root", "/root", &landlock.Spec{}, ""},     // not writable
+		{"/dev/cpu/0", "/root", nil, "lies in /dev"}, // the host's devtmpfs
+		{"/dev/shm/ws", "/root", nil, ""},            // a tmpfs of its own
+		{"/dev/shm", "/root", nil, ""},
+		{"/dev/shmx", "/root", nil, "lies in /dev"},
+		{"/boot/grub", "/root", nil, "lies in /boot"},
+		{"/proc/sys/vm", "/root", nil, "lies in /proc"},
+		{"/sys/kernel/mm", "/root", nil, "lies in /sys"},
+		{"/devices", "/root", nil, ""},              // a sibling sharing a prefix
+		{"/dev/cpu", "/root", &landlock.Spec{}, ""}, // not writable
 		{"/root", "/root", &landlock.Spec{Mounts: []landlock.MountOp{{Kind: landlock.MountReadOnly, Path: "/root", Dir: true}}}, ""},
 	} {
 		spec := c.spec

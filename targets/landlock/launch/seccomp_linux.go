@@ -3,10 +3,7 @@
 package launch
 
 import (
-	"cmp"
 	"fmt"
-	"slices"
-	"strconv"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -60,24 +57,71 @@ const oTmpfileBit = unix.O_TMPFILE &^ unix.O_DIRECTORY
 const cloneNamespaces = unix.CLONE_NEWNS | unix.CLONE_NEWCGROUP | unix.CLONE_NEWUTS | unix.CLONE_NEWIPC |
 	unix.CLONE_NEWUSER | unix.CLONE_NEWPID | unix.CLONE_NEWNET
 
-// asm is a tiny classic-BPF assembler with forward labels.
+// asm is a tiny classic-BPF assembler with forward labels. Labels are
+// small integers and every buffer is sized for the filter, so that
+// assembling it in a fresh process costs a few pages of memory and no map
+// (sbx assembles one at every sandboxed start).
 type asm struct {
-	ins    []unix.SockFilter
-	labels map[string]int
+	ins []unix.SockFilter
+	// at is each label's instruction index (-1 until placed).
+	at     []int32
 	fix    []fixup
 	routes []route
-	nlabel int
 }
+
+// label names an instruction; next (the zero label) is the next one.
+type label uint16
+
+// The filter's fixed labels; dispatch nodes get labels after lFixed.
+const (
+	next label = iota
+	lAllow
+	lEperm
+	lEacces
+	lEnosys
+	lNotif
+	lClone
+	lSocket
+	lSocketpair
+	lMknod
+	lMknodat
+	lIoctl
+	lPersonality
+	lPrlimit
+	lSendto
+	lSendmsg
+	lSendmmsg
+	lOpenat
+	lOpen
+	lCreat
+	lMode1
+	lMode2
+	lRenameat2
+	lSetsockopt
+	lSunix
+	lSinet
+	lFixed
+)
 
 // route sends one system call number to a label.
 type route struct {
-	nr    uint32
-	label string
+	nr uint32
+	to label
 }
 
 type fixup struct {
-	at     int
-	jt, jf string
+	at     int32
+	jt, jf label
+}
+
+func newAsm() *asm {
+	// Sized for the largest filter (about 300 instructions, 30 dispatch
+	// nodes, 110 jumps, 90 routes).
+	a := &asm{ins: make([]unix.SockFilter, 0, 320), at: make([]int32, lFixed, lFixed+40), fix: make([]fixup, 0, 160), routes: make([]route, 0, 96)}
+	for i := range a.at {
+		a.at[i] = -1
+	}
+	return a
 }
 
 func (a *asm) emit(code uint16, k uint32) { a.ins = append(a.ins, unix.SockFilter{Code: code, K: k}) }
@@ -85,62 +129,75 @@ func (a *asm) ld(off uint32)              { a.emit(bpfLD|bpfW|bpfABS, off) }
 func (a *asm) ldArg(i int)                { a.ld(uint32(offArgs + 8*i)) }
 func (a *asm) and(k uint32)               { a.emit(bpfALU|bpfAND|bpfK, k) }
 func (a *asm) ret(v uint32)               { a.emit(bpfRET|bpfK, v) }
-func (a *asm) label(name string)          { a.labels[name] = len(a.ins) }
+func (a *asm) label(l label)              { a.at[l] = int32(len(a.ins)) }
 
-// route sends system call nr to label; the first route of a number wins.
-func (a *asm) route(nr uint32, label string) {
+// newLabel allocates a label.
+func (a *asm) newLabel() label {
+	a.at = append(a.at, -1)
+	return label(len(a.at) - 1)
+}
+
+// route sends system call nr to label to; the first route of a number
+// wins.
+func (a *asm) route(nr uint32, to label) {
 	for _, r := range a.routes {
 		if r.nr == nr {
 			return
 		}
 	}
-	a.routes = append(a.routes, route{nr, label})
+	a.routes = append(a.routes, route{nr, to})
 }
 
 // dispatch emits the routes (the system call number is in A) as a
 // balanced binary search; numbers without a route go to def.
-func (a *asm) dispatch(def string) {
-	rs := slices.Clone(a.routes)
-	slices.SortFunc(rs, func(x, y route) int { return cmp.Compare(x.nr, y.nr) })
-	var tree func(rs []route)
-	tree = func(rs []route) {
-		if len(rs) <= 4 {
-			for _, r := range rs {
-				a.jump(bpfJEQ, r.nr, r.label, "")
-			}
-			a.jump(bpfJEQ, 0, def, def) // always taken
-			return
+func (a *asm) dispatch(def label) {
+	rs := a.routes
+	// Insertion sort: under a hundred routes, and no generic sort code to
+	// fault in at start-up.
+	for i := 1; i < len(rs); i++ {
+		for j := i; j > 0 && rs[j].nr < rs[j-1].nr; j-- {
+			rs[j], rs[j-1] = rs[j-1], rs[j]
 		}
-		mid := len(rs) / 2
-		a.nlabel++
-		right := "dispatch." + strconv.Itoa(a.nlabel)
-		a.jump(bpfJGE, rs[mid].nr, right, "")
-		tree(rs[:mid])
-		a.label(right)
-		tree(rs[mid:])
 	}
-	tree(rs)
+	a.tree(rs, def)
 }
 
-// jump emits a conditional jump; "" as a target means the next instruction.
-func (a *asm) jump(op uint16, k uint32, jt, jf string) {
-	a.fix = append(a.fix, fixup{at: len(a.ins), jt: jt, jf: jf})
+func (a *asm) tree(rs []route, def label) {
+	if len(rs) <= 4 {
+		for _, r := range rs {
+			a.jump(bpfJEQ, r.nr, r.to, next)
+		}
+		a.jump(bpfJEQ, 0, def, def) // always taken
+		return
+	}
+	mid := len(rs) / 2
+	right := a.newLabel()
+	a.jump(bpfJGE, rs[mid].nr, right, next)
+	a.tree(rs[:mid], def)
+	a.label(right)
+	a.tree(rs[mid:], def)
+}
+
+// jump emits a conditional jump; next as a target means the next
+// instruction.
+func (a *asm) jump(op uint16, k uint32, jt, jf label) {
+	a.fix = append(a.fix, fixup{at: int32(len(a.ins)), jt: jt, jf: jf})
 	a.emit(bpfJMP|op|bpfK, k)
 }
 
 func (a *asm) assemble() ([]unix.SockFilter, error) {
 	for _, f := range a.fix {
-		off := func(l string) (uint8, error) {
-			if l == "" {
+		off := func(l label) (uint8, error) {
+			if l == next {
 				return 0, nil
 			}
-			t, ok := a.labels[l]
-			if !ok {
-				return 0, fmt.Errorf("bpf: undefined label %q", l)
+			t := a.at[l]
+			if t < 0 {
+				return 0, fmt.Errorf("bpf: undefined label %d", l)
 			}
 			d := t - f.at - 1
 			if d < 0 || d > 255 {
-				return 0, fmt.Errorf("bpf: jump to %q out of range (%d)", l, d)
+				return 0, fmt.Errorf("bpf: jump to label %d out of range (%d)", l, d)
 			}
 			return uint8(d), nil
 		}
@@ -158,74 +215,73 @@ func (a *asm) assemble() ([]unix.SockFilter, error) {
 // buildFilter assembles the command's filter for spec (see
 // landlock.SeccompSpec and landlock.SeccompSummary for the policy).
 func buildFilter(s landlock.SeccompSpec) ([]unix.SockFilter, error) {
-	// Sized for the filter (about 300 instructions, 100 labels).
-	a := &asm{labels: make(map[string]int, 128), ins: make([]unix.SockFilter, 0, 512), fix: make([]fixup, 0, 256), routes: make([]route, 0, 128)}
+	a := newAsm()
 	a.ld(offArch)
-	a.jump(bpfJEQ, auditArch, "", "enosys")
+	a.jump(bpfJEQ, auditArch, next, lEnosys)
 	a.ld(offNr)
 	if checkX32 {
-		a.jump(bpfJGE, 0x40000000, "enosys", "")
+		a.jump(bpfJGE, 0x40000000, lEnosys, next)
 	}
 	for _, nr := range deniedSyscalls {
-		a.route(nr, "eperm")
+		a.route(nr, lEperm)
 	}
-	a.route(unix.SYS_CLONE3, "enosys")
-	a.route(unix.SYS_CLONE, "clone")
-	a.route(unix.SYS_SOCKET, "socket")
-	a.route(unix.SYS_SOCKETPAIR, "socketpair")
+	a.route(unix.SYS_CLONE3, lEnosys)
+	a.route(unix.SYS_CLONE, lClone)
+	a.route(unix.SYS_SOCKET, lSocket)
+	a.route(unix.SYS_SOCKETPAIR, lSocketpair)
 	if sysMknod >= 0 {
-		a.route(uint32(sysMknod), "mknod")
+		a.route(uint32(sysMknod), lMknod)
 	}
-	a.route(unix.SYS_MKNODAT, "mknodat")
-	a.route(unix.SYS_IOCTL, "ioctl")
-	a.route(unix.SYS_PERSONALITY, "personality")
-	a.route(unix.SYS_PRLIMIT64, "prlimit")
+	a.route(unix.SYS_MKNODAT, lMknodat)
+	a.route(unix.SYS_IOCTL, lIoctl)
+	a.route(unix.SYS_PERSONALITY, lPersonality)
+	a.route(unix.SYS_PRLIMIT64, lPrlimit)
 	switch {
 	case s.NotifyConnect:
-		a.route(unix.SYS_CONNECT, "notif")
+		a.route(unix.SYS_CONNECT, lNotif)
 	case s.DenyConnect:
-		a.route(unix.SYS_CONNECT, "eacces")
+		a.route(unix.SYS_CONNECT, lEacces)
 	}
 	if s.DenyFastOpen {
-		a.route(unix.SYS_SENDTO, "sendto")
-		a.route(unix.SYS_SENDMSG, "sendmsg")
-		a.route(unix.SYS_SENDMMSG, "sendmmsg")
+		a.route(unix.SYS_SENDTO, lSendto)
+		a.route(unix.SYS_SENDMSG, lSendmsg)
+		a.route(unix.SYS_SENDMMSG, lSendmmsg)
 	}
 	switch {
 	case s.NotifyListen:
-		a.route(unix.SYS_LISTEN, "notif")
+		a.route(unix.SYS_LISTEN, lNotif)
 	case s.DenyListen:
-		a.route(unix.SYS_LISTEN, "eacces")
+		a.route(unix.SYS_LISTEN, lEacces)
 	}
 	// Setuid and setgid bits: chmod and friends, and the mode of a file
 	// being created (open/openat/creat with O_CREAT or O_TMPFILE, mknod;
 	// mkdir ignores them). openat2's mode and flags are behind a pointer
 	// the filter cannot read: ENOSYS makes libc fall back to openat.
-	a.route(unix.SYS_OPENAT2, "enosys")
-	a.route(unix.SYS_FCHMOD, "mode1")
-	a.route(unix.SYS_FCHMODAT, "mode2")
-	a.route(unix.SYS_FCHMODAT2, "mode2")
+	a.route(unix.SYS_OPENAT2, lEnosys)
+	a.route(unix.SYS_FCHMOD, lMode1)
+	a.route(unix.SYS_FCHMODAT, lMode2)
+	a.route(unix.SYS_FCHMODAT2, lMode2)
 	if sysChmod >= 0 {
-		a.route(uint32(sysChmod), "mode1")
+		a.route(uint32(sysChmod), lMode1)
 	}
-	a.route(unix.SYS_OPENAT, "openat")
+	a.route(unix.SYS_OPENAT, lOpenat)
 	if sysOpen >= 0 {
-		a.route(uint32(sysOpen), "open")
+		a.route(uint32(sysOpen), lOpen)
 	}
 	if sysCreat >= 0 {
-		a.route(uint32(sysCreat), "creat")
+		a.route(uint32(sysCreat), lCreat)
 	}
 	// renameat2 with RENAME_WHITEOUT leaves a character device (0:0) at
 	// the old name: unprivileged since Linux 5.8, and Landlock does not ask
 	// for make_char. A whiteout in a writable root hides the file below it
 	// if the directory is ever used as an overlayfs upper layer.
-	a.route(unix.SYS_RENAMEAT2, "renameat2")
+	a.route(unix.SYS_RENAMEAT2, lRenameat2)
 	if s.NotifyWatch {
-		a.route(unix.SYS_INOTIFY_ADD_WATCH, "notif")
+		a.route(unix.SYS_INOTIFY_ADD_WATCH, lNotif)
 	}
 	if s.NotifyBind {
-		a.route(unix.SYS_BIND, "notif")
-		a.route(unix.SYS_SETSOCKOPT, "setsockopt")
+		a.route(unix.SYS_BIND, lNotif)
+		a.route(unix.SYS_SETSOCKOPT, lSetsockopt)
 	}
 	if s.NeedsSupervisor() {
 		// The supervisor performs calls with the sandbox's own Landlock
@@ -233,7 +289,7 @@ func buildFilter(s landlock.SeccompSpec) ([]unix.SockFilter, error) {
 		// them, so nesting is unavailable (as on a kernel without
 		// Landlock).
 		for _, nr := range []uint32{unix.SYS_LANDLOCK_CREATE_RULESET, unix.SYS_LANDLOCK_ADD_RULE, unix.SYS_LANDLOCK_RESTRICT_SELF} {
-			a.route(nr, "enosys")
+			a.route(nr, lEnosys)
 		}
 	}
 	if s.NotifyCreate {
@@ -244,7 +300,7 @@ func buildFilter(s landlock.SeccompSpec) ([]unix.SockFilter, error) {
 		for _, nr := range []int{unix.SYS_MKDIRAT, unix.SYS_SYMLINKAT, unix.SYS_LINKAT, unix.SYS_RENAMEAT, unix.SYS_RENAMEAT2,
 			unix.SYS_BIND, sysMkdir, sysSymlink, sysLink, sysRename} {
 			if nr >= 0 {
-				a.route(uint32(nr), "notif")
+				a.route(uint32(nr), lNotif)
 			}
 		}
 	}
@@ -252,171 +308,171 @@ func buildFilter(s landlock.SeccompSpec) ([]unix.SockFilter, error) {
 	// linear chain costs every call (and the kernel's action cache, which
 	// emulates the filter once per system call number when it is loaded)
 	// one comparison per route.
-	a.dispatch("allow")
+	a.dispatch(lAllow)
 
 	// A creating open: no set-id mode; with the supervisor, O_CREAT goes
 	// to it (an O_TMPFILE has no name until linkat, which is supervised).
-	creatok := "allow"
+	creatok := lAllow
 	if s.NotifyCreate {
-		creatok = "notif"
+		creatok = lNotif
 	}
-	openAt := func(label string, flagsArg, modeArg int) {
-		a.label(label)
+	openAt := func(at label, flagsArg, modeArg int) {
+		a.label(at)
 		a.ldArg(flagsArg)
-		a.jump(bpfJSET, unix.O_CREAT|oTmpfileBit, "", "allow")
+		a.jump(bpfJSET, unix.O_CREAT|oTmpfileBit, next, lAllow)
 		a.ldArg(modeArg)
-		a.jump(bpfJSET, setIDBits, "eperm", "")
+		a.jump(bpfJSET, setIDBits, lEperm, next)
 		if !s.NotifyCreate {
 			a.ret(retAllow)
 			return
 		}
 		a.ldArg(flagsArg)
-		a.jump(bpfJSET, unix.O_CREAT, "notif", "allow")
+		a.jump(bpfJSET, unix.O_CREAT, lNotif, lAllow)
 	}
-	openAt("openat", 2, 3)
+	openAt(lOpenat, 2, 3)
 	if sysOpen >= 0 {
-		openAt("open", 1, 2)
+		openAt(lOpen, 1, 2)
 	}
 	if sysCreat >= 0 {
-		a.label("creat")
+		a.label(lCreat)
 		a.ldArg(1)
-		a.jump(bpfJSET, setIDBits, "eperm", creatok)
+		a.jump(bpfJSET, setIDBits, lEperm, creatok)
 	}
-	a.label("mode1")
+	a.label(lMode1)
 	a.ldArg(1)
-	a.jump(bpfJSET, setIDBits, "eperm", "allow")
-	a.label("mode2")
+	a.jump(bpfJSET, setIDBits, lEperm, lAllow)
+	a.label(lMode2)
 	a.ldArg(2)
-	a.jump(bpfJSET, setIDBits, "eperm", "allow")
+	a.jump(bpfJSET, setIDBits, lEperm, lAllow)
 
 	// mknod of anything but a device creates an entry: supervised or
 	// allowed.
 	mkok := creatok
 
-	a.label("renameat2")
+	a.label(lRenameat2)
 	a.ldArg(4)
-	a.jump(bpfJSET, unix.RENAME_WHITEOUT, "eperm", creatok)
+	a.jump(bpfJSET, unix.RENAME_WHITEOUT, lEperm, creatok)
 
 	if s.DenyFastOpen {
 		// The flags: sendto(fd, buf, len, flags, addr, alen),
 		// sendmsg(fd, msg, flags), sendmmsg(fd, vec, vlen, flags).
-		a.label("sendto")
+		a.label(lSendto)
 		a.ldArg(3)
-		a.jump(bpfJSET, unix.MSG_FASTOPEN, "eacces", "allow")
-		a.label("sendmsg")
+		a.jump(bpfJSET, unix.MSG_FASTOPEN, lEacces, lAllow)
+		a.label(lSendmsg)
 		a.ldArg(2)
-		a.jump(bpfJSET, unix.MSG_FASTOPEN, "eacces", "allow")
-		a.label("sendmmsg")
+		a.jump(bpfJSET, unix.MSG_FASTOPEN, lEacces, lAllow)
+		a.label(lSendmmsg)
 		a.ldArg(3)
-		a.jump(bpfJSET, unix.MSG_FASTOPEN, "eacces", "allow")
+		a.jump(bpfJSET, unix.MSG_FASTOPEN, lEacces, lAllow)
 	}
 
-	a.label("clone")
+	a.label(lClone)
 	a.ldArg(0)
-	a.jump(bpfJSET, cloneNamespaces, "eperm", "allow")
+	a.jump(bpfJSET, cloneNamespaces, lEperm, lAllow)
 
 	// mknod(path, mode, dev) and mknodat(dirfd, path, mode, dev): the same
 	// check on the mode argument, which sits one place further in mknodat.
-	mknodMode := func(label string, arg int) {
-		a.label(label)
+	mknodMode := func(at label, arg int) {
+		a.label(at)
 		a.ldArg(arg)
-		a.jump(bpfJSET, setIDBits, "eperm", "")
+		a.jump(bpfJSET, setIDBits, lEperm, next)
 		a.ldArg(arg)
 		a.and(unix.S_IFMT)
-		a.jump(bpfJEQ, unix.S_IFCHR, "eperm", "")
-		a.jump(bpfJEQ, unix.S_IFBLK, "eperm", mkok)
+		a.jump(bpfJEQ, unix.S_IFCHR, lEperm, next)
+		a.jump(bpfJEQ, unix.S_IFBLK, lEperm, mkok)
 	}
 	if sysMknod >= 0 {
-		mknodMode("mknod", 1)
+		mknodMode(lMknod, 1)
 	}
-	mknodMode("mknodat", 2)
+	mknodMode(lMknodat, 2)
 
-	a.label("ioctl")
+	a.label(lIoctl)
 	a.ldArg(1)
-	a.jump(bpfJEQ, unix.TIOCSTI, "eperm", "")
-	a.jump(bpfJEQ, unix.TIOCCONS, "eperm", "")
+	a.jump(bpfJEQ, unix.TIOCSTI, lEperm, next)
+	a.jump(bpfJEQ, unix.TIOCCONS, lEperm, next)
 	// TIOCSETD on a pty of the private devpts would load any line
 	// discipline module (dev.tty.ldisc_autoload): kernel attack surface.
-	a.jump(bpfJEQ, unix.TIOCSETD, "eperm", "")
-	a.jump(bpfJEQ, unix.TIOCLINUX, "eperm", "allow")
+	a.jump(bpfJEQ, unix.TIOCSETD, lEperm, next)
+	a.jump(bpfJEQ, unix.TIOCLINUX, lEperm, lAllow)
 
 	if s.NotifyBind {
 		// SO_PASSCRED and SO_PASSPIDFD make the kernel autobind a Unix
 		// socket (an abstract name, in the host's namespace here) on a
 		// datagram or seqpacket send, or on connect, without bind().
-		a.label("setsockopt")
+		a.label(lSetsockopt)
 		a.ldArg(1)
-		a.jump(bpfJEQ, unix.SOL_SOCKET, "", "allow")
+		a.jump(bpfJEQ, unix.SOL_SOCKET, next, lAllow)
 		a.ldArg(2)
-		a.jump(bpfJEQ, unix.SO_PASSCRED, "eacces", "")
-		a.jump(bpfJEQ, soPassPidfd, "eacces", "allow")
+		a.jump(bpfJEQ, unix.SO_PASSCRED, lEacces, next)
+		a.jump(bpfJEQ, soPassPidfd, lEacces, lAllow)
 	}
 
 	// prlimit64 on PID 1, the sandbox's init (same uid, outside the
 	// command's Landlock domain, which does not mediate resource limits):
 	// RLIMIT_CPU of 0 would have the kernel kill it, and the run's status
 	// with it. pid_t is 32 bits: the low word is what the kernel reads.
-	a.label("prlimit")
+	a.label(lPrlimit)
 	a.ldArg(0)
-	a.jump(bpfJEQ, 1, "eperm", "allow")
+	a.jump(bpfJEQ, 1, lEperm, lAllow)
 
-	a.label("personality")
+	a.label(lPersonality)
 	a.ldArg(0)
-	a.jump(bpfJEQ, 0, "allow", "")               // PER_LINUX
-	a.jump(bpfJEQ, 0x0008, "allow", "")          // PER_LINUX32
-	a.jump(bpfJEQ, 0xffffffff, "allow", "eperm") // query
+	a.jump(bpfJEQ, 0, lAllow, next)            // PER_LINUX
+	a.jump(bpfJEQ, 0x0008, lAllow, next)       // PER_LINUX32
+	a.jump(bpfJEQ, 0xffffffff, lAllow, lEperm) // query
 
-	a.label("socket")
+	a.label(lSocket)
 	a.ldArg(0)
-	a.jump(bpfJEQ, unix.AF_UNIX, "sunix", "")
-	a.jump(bpfJEQ, unix.AF_INET, "sinet", "")
-	a.jump(bpfJEQ, unix.AF_INET6, "sinet", "")
+	a.jump(bpfJEQ, unix.AF_UNIX, lSunix, next)
+	a.jump(bpfJEQ, unix.AF_INET, lSinet, next)
+	a.jump(bpfJEQ, unix.AF_INET6, lSinet, next)
 	if s.Network == ir.NetworkFull {
 		a.ret(retAllow)
 	} else {
 		a.ret(retErrno | uint32(unix.EACCES))
 	}
-	a.label("sunix")
+	a.label(lSunix)
 	if s.UnixSocket {
 		a.ldArg(1)
 		a.and(0xf) // SOCK_TYPE_MASK: drop SOCK_NONBLOCK and SOCK_CLOEXEC
-		a.jump(bpfJEQ, unix.SOCK_STREAM, "allow", "")
-		a.jump(bpfJEQ, unix.SOCK_SEQPACKET, "allow", "eacces")
+		a.jump(bpfJEQ, unix.SOCK_STREAM, lAllow, next)
+		a.jump(bpfJEQ, unix.SOCK_SEQPACKET, lAllow, lEacces)
 	} else {
 		a.ret(retErrno | uint32(unix.EACCES))
 	}
-	a.label("sinet")
+	a.label(lSinet)
 	switch {
 	case s.Network == ir.NetworkFull:
 		a.ret(retAllow)
 	case s.Network == ir.NetworkPorts && !s.DenyInet:
 		a.ldArg(1)
 		a.and(0xf)
-		a.jump(bpfJEQ, unix.SOCK_STREAM, "", "eacces")
+		a.jump(bpfJEQ, unix.SOCK_STREAM, next, lEacces)
 		a.ldArg(2)
-		a.jump(bpfJEQ, 0, "allow", "")
-		a.jump(bpfJEQ, unix.IPPROTO_TCP, "allow", "eacces")
+		a.jump(bpfJEQ, 0, lAllow, next)
+		a.jump(bpfJEQ, unix.IPPROTO_TCP, lAllow, lEacces)
 	default:
 		a.ret(retErrno | uint32(unix.EACCES))
 	}
 
-	a.label("socketpair")
+	a.label(lSocketpair)
 	a.ldArg(0)
-	a.jump(bpfJEQ, unix.AF_UNIX, "", "eacces")
+	a.jump(bpfJEQ, unix.AF_UNIX, next, lEacces)
 	a.ldArg(1)
 	a.and(0xf)
-	a.jump(bpfJEQ, unix.SOCK_STREAM, "allow", "")
-	a.jump(bpfJEQ, unix.SOCK_SEQPACKET, "allow", "eacces")
+	a.jump(bpfJEQ, unix.SOCK_STREAM, lAllow, next)
+	a.jump(bpfJEQ, unix.SOCK_SEQPACKET, lAllow, lEacces)
 
-	a.label("allow")
+	a.label(lAllow)
 	a.ret(retAllow)
-	a.label("eperm")
+	a.label(lEperm)
 	a.ret(retErrno | uint32(unix.EPERM))
-	a.label("eacces")
+	a.label(lEacces)
 	a.ret(retErrno | uint32(unix.EACCES))
-	a.label("enosys")
+	a.label(lEnosys)
 	a.ret(retErrno | uint32(unix.ENOSYS))
-	a.label("notif")
+	a.label(lNotif)
 	a.ret(retUserNotif)
 	return a.assemble()
 }
