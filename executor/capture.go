@@ -25,7 +25,7 @@ type retention struct {
 }
 
 func newRetention(limit int, headTail bool) *retention {
-	r := &retention{limit: limit, headTail: headTail && limit > 1}
+	r := &retention{limit: limit, headTail: headTail && limit > 0}
 	if r.headTail {
 		r.headLen = limit / 2
 	}

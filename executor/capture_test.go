@@ -16,7 +16,7 @@ func wantRetained(s []byte, limit int, headTail bool) (head, tail []byte) {
 	if limit < 0 || len(s) <= limit {
 		return s, nil
 	}
-	if !headTail || limit < 2 {
+	if !headTail {
 		return s[:limit], nil
 	}
 	h := limit / 2

@@ -108,6 +108,47 @@ func execute(ctx context.Context, cfg *config, path string, res *Result) (*Resul
 	if p.pidfd >= 0 {
 		fds.add(p.pidfd)
 	}
+	// A callback (OnStart, OnOutput) that panics unwinds through here: the
+	// run is killed, the loop's descriptors closed and the leader reaped
+	// before the panic goes on, so that a caller that recovers (a server)
+	// keeps no process, zombie or descriptor of the run.
+	var lp *loop
+	defer func() {
+		r := recover()
+		if r == nil {
+			return
+		}
+		if lp == nil || !lp.reaped {
+			ct.kill()
+			waitExitedPID(p.pid)
+			if lp != nil && p.pidfd < 0 && lp.exitFD >= 0 {
+				// The goroutine that waits for the exit writes the eventfd
+				// (closed below): let it write first.
+				pfd := []unix.PollFd{{Fd: int32(lp.exitFD), Events: unix.POLLIN}}
+				for {
+					if _, err := unix.Poll(pfd, -1); err != unix.EINTR {
+						break
+					}
+				}
+			}
+			ct.cleanup()
+			reap(p)
+		}
+		if lp != nil {
+			lp.streams[Stdout].close()
+			lp.streams[Stderr].close()
+			if lp.null > 0 {
+				unix.Close(lp.null)
+			}
+		}
+		if fr, ok := cfg.Sandbox.(FailureReporter); ok {
+			fr.RunFailure(cmd)
+		}
+		if sr, ok := cfg.Sandbox.(SignalReporter); ok {
+			sr.ExitSignal(cmd) // releases the sandbox's run
+		}
+		panic(r)
+	}()
 	// Only the command holds its ends now.
 	for i, f := range stdio {
 		f.Close()
@@ -120,7 +161,7 @@ func execute(ctx context.Context, cfg *config, path string, res *Result) (*Resul
 		cfg.OnStart(StartInfo{Pid: res.Pid, Path: path, Containment: ct.kind()})
 	}
 
-	lp := &loop{
+	lp = &loop{
 		cfg:     cfg,
 		ct:      ct,
 		p:       p,

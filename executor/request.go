@@ -298,7 +298,11 @@ type Request struct {
 	Retention Retention
 
 	// OnStart, if set, is called once after the command started and before
-	// any OnOutput call.
+	// any OnOutput call. On Linux, where both run on the calling
+	// goroutine, a panic in OnStart or OnOutput makes Run kill the run
+	// (and everything it started), reap it and close its descriptors
+	// before the panic goes on to the caller. (Elsewhere OnOutput runs on
+	// the readers' goroutines, where a panic ends the program.)
 	OnStart func(StartInfo)
 	// OnOutput, if set, receives output as it is read, in chunks of at most
 	// OutputChunkSize bytes. Calls are serialised (never concurrent), the

@@ -106,12 +106,15 @@ func (r *Result) aggregatePieces() [][]byte {
 	outBudget, errBudget := aggregateBudgets(limit, len(so.Head)+len(so.Tail), len(se.Head)+len(se.Tail))
 	var pieces [][]byte
 	add := func(s Stream, sr *StreamResult, budget int) {
-		h, t := portion(sr.Head, sr.Tail, budget, r.Retention == RetainHeadTail)
+		headTail := r.Retention == RetainHeadTail
+		h, t := portion(sr.Head, sr.Tail, budget, headTail)
 		pieces = append(pieces, h)
+		// In head+tail retention every omission is marked, also where the
+		// portion is too small to keep an end (a budget of one byte).
+		if gap := sr.Bytes - int64(len(h)) - int64(len(t)); gap > 0 && (len(t) > 0 || headTail) {
+			pieces = append(pieces, omissionMarker(s, gap))
+		}
 		if len(t) > 0 {
-			if gap := sr.Bytes - int64(len(h)) - int64(len(t)); gap > 0 {
-				pieces = append(pieces, omissionMarker(s, gap))
-			}
 			pieces = append(pieces, t)
 		}
 	}
@@ -280,7 +283,8 @@ func (r *Result) writeJSON(w *bufio.Writer) {
 		w.WriteString("null")
 	}
 	if r.Timeout > 0 {
-		o.int("timeout_ms", r.Timeout.Milliseconds())
+		// Rounded up: a timeout below a millisecond is not 0 (none).
+		o.int("timeout_ms", int64((r.Timeout+time.Millisecond-1)/time.Millisecond))
 	} else {
 		o.key("timeout_ms")
 		w.WriteString("null")

@@ -24,6 +24,11 @@ type liveOutput struct {
 	// (a regular file, or a writer that is not a file).
 	fd    int
 	piece int
+	// own is set when fd is sbx's own non-blocking descriptor of the
+	// stream (a terminal); tw writes to a terminal sbx could not open
+	// again (see blockingFD).
+	own bool
+	tw  *ttyWriter
 	// intr becomes readable once sbx got a signal (-1: none).
 	intr     int
 	deadline time.Time // zero: none
@@ -32,10 +37,16 @@ type liveOutput struct {
 }
 
 // newLiveOutput returns the live writer of w; intr is readable once sbx
-// got a signal, or -1.
+// got a signal, or -1. Release it when done.
 func newLiveOutput(w *checkedWriter, intr int) *liveOutput {
-	fd, piece := blockingFD(w.w)
-	return &liveOutput{w: w, fd: fd, piece: piece, intr: intr}
+	fd, piece, own, tty := blockingFD(w.w)
+	l := &liveOutput{w: w, fd: fd, piece: piece, own: own, intr: intr}
+	if tty {
+		if l.tw = newTTYWriter(fd); l.tw == nil {
+			l.piece = 1 // no eventfd: the smallest write
+		}
+	}
+	return l
 }
 
 // start bounds the writes from now on by the run's deadline, when it has
@@ -69,9 +80,32 @@ func (l *liveOutput) end() { l.bounded = false }
 // to do with them.
 func (l *liveOutput) Write(p []byte) (int, error) {
 	if !l.bounded || l.fd < 0 {
+		l.tw.flush()
 		return l.w.Write(p)
 	}
 	if l.cut {
+		return len(p), nil
+	}
+	if l.tw != nil {
+		ok, err := l.writeTTY(p)
+		if err != nil {
+			l.w.fail(err)
+			return 0, err
+		}
+		if !ok {
+			l.cut = true
+		}
+		return len(p), nil
+	}
+	if l.own {
+		n, ok, err := l.writeOwn(p)
+		if err != nil {
+			l.w.fail(err)
+			return n, err
+		}
+		if !ok {
+			l.cut = true
+		}
 		return len(p), nil
 	}
 	for off := 0; off < len(p); {

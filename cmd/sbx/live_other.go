@@ -5,9 +5,20 @@ package main
 import "io"
 
 // blockingFD: no poll here; writes go straight to the stream.
-func blockingFD(io.Writer) (int, int) { return -1, 0 }
+func blockingFD(io.Writer) (fd, piece int, own, tty bool) { return -1, 0, false, false }
 
 func (l *liveOutput) waitWritable() bool { return true }
+
+func (l *liveOutput) writeOwn(p []byte) (int, bool, error) { return 0, false, nil }
+
+func (l *liveOutput) release() {}
+
+// ttyWriter: none here (see live_unix.go).
+type ttyWriter struct{}
+
+func newTTYWriter(int) *ttyWriter                   { return nil }
+func (t *ttyWriter) flush()                         {}
+func (l *liveOutput) writeTTY([]byte) (bool, error) { return true, nil }
 
 // interruptPipe: none here (see live_unix.go).
 func interruptPipe() (r int, notify func(), closeBoth func()) { return -1, func() {}, func() {} }

@@ -6,39 +6,198 @@ import (
 	"errors"
 	"io"
 	"os"
+	"strconv"
+	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
 )
 
-// blockingFD returns w's descriptor and the largest write that never
-// blocks once poll reports room, when writes to w can block; -1 and 0
-// otherwise. A pipe with room takes a page without blocking; a terminal
-// reports room from WAKEUP_CHARS (256) free bytes on.
-func blockingFD(w io.Writer) (int, int) {
+// blockingFD returns the descriptor to write w's output through and the
+// largest write that never blocks once poll reports room, when writes to
+// w can block; -1 and 0 otherwise. A pipe with room takes a page without
+// blocking. A terminal reports room as soon as it has some and expands
+// what it is given (a newline to two bytes, a tab to eight), so no size
+// is safe there: sbx writes to it through a descriptor of its own, opened
+// again in non-blocking mode (own; the caller's descriptor keeps its
+// flags), or, where it may not open the terminal (another user's), on a
+// goroutine of its own (tty), which only that goroutine waits for.
+func blockingFD(w io.Writer) (fd, piece int, own, tty bool) {
 	f, ok := w.(*os.File)
 	if !ok {
-		return -1, 0
+		return -1, 0, false, false
 	}
-	fd := int(f.Fd())
+	fd = int(f.Fd())
 	var st unix.Stat_t
 	if unix.Fstat(fd, &st) != nil {
-		return -1, 0
+		return -1, 0, false, false
 	}
 	switch st.Mode & unix.S_IFMT {
 	case unix.S_IFIFO:
-		return fd, 4096
-	case unix.S_IFSOCK, unix.S_IFCHR:
-		return fd, 256
+		return fd, 4096, false, false
+	case unix.S_IFSOCK:
+		return fd, 256, false, false
+	case unix.S_IFCHR:
+		if _, err := unix.IoctlGetTermios(fd, ioctlGetTermios); err != nil {
+			return fd, 256, false, false // not a terminal
+		}
+		// A new open file description of the same terminal (Linux's
+		// /proc/self/fd): its O_NONBLOCK is sbx's alone.
+		if nb, err := unix.Open("/proc/self/fd/"+strconv.Itoa(fd), unix.O_WRONLY|unix.O_NOCTTY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0); err == nil {
+			var nst unix.Stat_t
+			if unix.Fstat(nb, &nst) == nil && nst.Rdev == st.Rdev && nst.Mode&unix.S_IFMT == unix.S_IFCHR {
+				return nb, 0, true, false
+			}
+			unix.Close(nb)
+		}
+		return fd, 0, false, true
 	}
-	return -1, 0
+	return -1, 0, false, false
+}
+
+// ttyWriter writes to a terminal on a goroutine of its own, one write at a
+// time; it writes a byte to a pipe (done) for each write finished, so that
+// the loop can wait for one with poll, bounded like its other waits.
+type ttyWriter struct {
+	fd      int
+	work    chan []byte
+	done    int
+	mu      sync.Mutex
+	err     error // of the writes finished so far
+	pending bool
+}
+
+func newTTYWriter(fd int) *ttyWriter {
+	done, notify, closeBoth := interruptPipe()
+	if done < 0 {
+		return nil
+	}
+	t := &ttyWriter{fd: fd, work: make(chan []byte), done: done}
+	go func() {
+		defer closeBoth()
+		for b := range t.work {
+			for len(b) > 0 {
+				n, err := unix.Write(t.fd, b)
+				if err == unix.EINTR {
+					continue
+				}
+				if err != nil {
+					t.mu.Lock()
+					t.err = err
+					t.mu.Unlock()
+					break
+				}
+				b = b[n:]
+			}
+			notify()
+		}
+	}()
+	return t
+}
+
+// writeTTY hands p to the terminal's goroutine once the previous write has
+// finished, and reports false when the deadline passed or sbx got a
+// signal first.
+func (l *liveOutput) writeTTY(p []byte) (ok bool, err error) {
+	t := l.tw
+	if t.pending && !l.waitFD(t.done) {
+		return false, nil
+	}
+	t.settle()
+	t.mu.Lock()
+	err = t.err
+	t.mu.Unlock()
+	if err != nil {
+		return true, err
+	}
+	t.pending = true
+	t.work <- append([]byte(nil), p...) // p is only valid during the call
+	return true, nil
+}
+
+// settle consumes the byte of a finished write.
+func (t *ttyWriter) settle() {
+	if t.pending {
+		var b [1]byte
+		unix.Read(t.done, b[:])
+		t.pending = false
+	}
+}
+
+// flush waits, without bound, for the write in progress: what sbx writes
+// after the run comes after it.
+func (t *ttyWriter) flush() {
+	if t == nil || !t.pending {
+		return
+	}
+	for {
+		_, err := unix.Poll([]unix.PollFd{{Fd: int32(t.done), Events: unix.POLLIN}}, -1)
+		if err != unix.EINTR {
+			break
+		}
+	}
+	t.settle()
+}
+
+// writeOwn writes p to the stream's own non-blocking descriptor, waiting
+// for room as needed, and reports false when the deadline passed or sbx
+// got a signal first.
+func (l *liveOutput) writeOwn(p []byte) (n int, ok bool, err error) {
+	for n < len(p) {
+		if !l.waitWritable() {
+			return n, false, nil
+		}
+		m, err := unix.Write(l.fd, p[n:])
+		switch {
+		case err == unix.EAGAIN || err == unix.EINTR:
+			// Room was reported, but not enough for what the terminal
+			// makes of the next byte: wait a little instead of spinning.
+			l.pause()
+		case err != nil:
+			return n, true, err
+		default:
+			n += m
+		}
+	}
+	return n, true, nil
+}
+
+// pause waits a millisecond, or less if sbx gets a signal.
+func (l *liveOutput) pause() {
+	if l.intr < 0 {
+		unix.Poll(nil, 1)
+		return
+	}
+	unix.Poll([]unix.PollFd{{Fd: int32(l.intr), Events: unix.POLLIN}}, 1)
+}
+
+// release closes the stream's own descriptor or ends its terminal
+// goroutine.
+func (l *liveOutput) release() {
+	if l.own && l.fd >= 0 {
+		unix.Close(l.fd)
+		l.fd = -1
+	}
+	if l.tw != nil {
+		close(l.tw.work) // the goroutine closes the pipe once its write is done
+		l.tw = nil
+	}
 }
 
 // waitWritable waits until the stream has room, and reports false when
 // the deadline passed or sbx got a signal first. An error or hang-up on
 // the stream counts as room: the write then reports it.
 func (l *liveOutput) waitWritable() bool {
-	fds := []unix.PollFd{{Fd: int32(l.fd), Events: unix.POLLOUT}, {Fd: int32(l.intr), Events: unix.POLLIN}}
+	return l.wait(unix.PollFd{Fd: int32(l.fd), Events: unix.POLLOUT})
+}
+
+// waitFD waits until fd is readable (see waitWritable).
+func (l *liveOutput) waitFD(fd int) bool {
+	return l.wait(unix.PollFd{Fd: int32(fd), Events: unix.POLLIN})
+}
+
+func (l *liveOutput) wait(on unix.PollFd) bool {
+	fds := []unix.PollFd{on, {Fd: int32(l.intr), Events: unix.POLLIN}}
 	if l.intr < 0 {
 		fds = fds[:1]
 	}

@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -111,7 +112,10 @@ func parseRunFlags(args []string) (*runOptions, error) {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, err
 		}
-		return nil, usagef("%v", err)
+		// The parser stops at the bad flag: the output mode is read from
+		// all the flags, so that the failure is still reported in it.
+		o.json, o.events = outputModes(fs, args)
+		return o, usagef("%v", err)
 	}
 	profileSet := false
 	fs.Visit(func(f *flag.Flag) {
@@ -123,24 +127,62 @@ func parseRunFlags(args []string) (*runOptions, error) {
 		}
 	})
 	o.argv = fs.Args()
+	// Usage errors come with the options parsed so far (the output mode
+	// in which to report them).
 	switch {
-	case len(o.argv) == 0:
-		return nil, usagef("no command given")
 	case o.json && o.events:
-		return nil, usagef("--json and --events cannot be combined")
+		o.json, o.events = false, false // neither format was chosen
+		return o, usagef("--json and --events cannot be combined")
+	case len(o.argv) == 0:
+		return o, usagef("no command given")
 	case profileSet && o.artifact != "":
-		return nil, usagef("--profile and --artifact cannot be combined")
+		return o, usagef("--profile and --artifact cannot be combined")
 	case profileSet && o.profile == "":
-		return nil, usagef("--profile needs a name (sbx doctor lists the built-in profiles)")
+		return o, usagef("--profile needs a name (sbx doctor lists the built-in profiles)")
 	case o.timeout < 0:
-		return nil, usagef("--timeout must not be negative")
+		return o, usagef("--timeout must not be negative")
 	case o.outputCap.set && o.outputCap.n <= 0:
-		return nil, usagef("--output-cap must be positive")
+		return o, usagef("--output-cap must be positive")
 	case o.outputCap.n > 1<<40:
-		return nil, usagef("--output-cap %d is too large", o.outputCap.n)
+		return o, usagef("--output-cap %d is too large", o.outputCap.n)
 	}
 	o.cwd = physicalDotDot(o.cwd)
 	return o, nil
+}
+
+// outputModes reports whether args ask for --json and --events, reading
+// the flags the way fs parses them (a flag that takes a value consumes the
+// next argument unless it has "=value") up to the command or "--",
+// whatever else is wrong with them.
+func outputModes(fs *flag.FlagSet, args []string) (json, events bool) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" || len(a) < 2 || a[0] != '-' {
+			return json, events
+		}
+		name, value, hasValue := strings.Cut(strings.TrimPrefix(a[1:], "-"), "=")
+		f := fs.Lookup(name)
+		if f == nil {
+			continue // an unknown flag (the error): no value known to skip
+		}
+		if bf, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && bf.IsBoolFlag() {
+			on := true
+			if hasValue {
+				on, _ = strconv.ParseBool(value)
+			}
+			switch name {
+			case "json":
+				json = on
+			case "events":
+				events = on
+			}
+			continue
+		}
+		if !hasValue {
+			i++ // the flag's value
+		}
+	}
+	return json, events
 }
 
 // physicalDotDot resolves the symbolic links before each ".." of dir, as
@@ -251,6 +293,15 @@ func (c *checkedWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// fail records err as the stream's failure unless one is recorded.
+func (c *checkedWriter) fail(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err == nil {
+		c.err = err
+	}
+}
+
 func (c *checkedWriter) failed() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -297,16 +348,17 @@ func runCommandTo(args []string, stdout, stderr *checkedWriter) int {
 		fmt.Fprint(stdout, runUsage)
 		return exitOK
 	}
-	if err != nil {
-		return reportFailure(stderr, runUsage, err)
-	}
 	// The command's output is written live through these (see
 	// liveOutput), bounded from its start to the end of the run.
 	outLive, errLive := newLiveOutput(stdout, -1), newLiveOutput(stderr, -1)
+	defer outLive.release()
+	defer errLive.release()
 	var ev *eventWriter
 	if o.events {
 		ev = newEventWriter(outLive)
 	}
+	// An sbx failure is reported in the output mode asked for (one JSON
+	// object, or an error event), usage errors included.
 	fail := func(err error) int {
 		if o.json {
 			writeJSONError(stdout, err)
@@ -315,6 +367,9 @@ func runCommandTo(args []string, stdout, stderr *checkedWriter) int {
 			ev.error(err)
 		}
 		return reportFailure(stderr, runUsage, err)
+	}
+	if err != nil {
+		return fail(err)
 	}
 
 	starttrace.Mark("flags")

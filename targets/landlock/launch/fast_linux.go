@@ -433,9 +433,14 @@ func (l *lazySupervisor) run() {
 	// is about to report. Any other end is a failure the command must not
 	// outlive.
 	if st, err := sup.Wait(); err != nil || !st.Success() {
-		// Its own message is on the command's stderr.
+		// A message of its own, if it wrote one (it did not when it was
+		// killed), is on the command's stderr.
 		if !l.ended() {
-			l.failed(fmt.Errorf("the sandbox supervisor ended (%v; its message is on the command's stderr) and the command, which needed it, was killed", describeWait(st, err)))
+			how := "; its message is on the command's stderr"
+			if st != nil && !st.Exited() {
+				how = "" // killed by a signal: no message of its own
+			}
+			l.failed(fmt.Errorf("the sandbox supervisor ended (%v%s) and the command, which needed it, was killed", describeWait(st, err), how))
 		}
 		unix.PidfdSendSignal(l.pidfd, unix.SIGKILL, nil, 0)
 	}

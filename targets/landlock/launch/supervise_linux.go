@@ -1162,9 +1162,13 @@ func readStatus(procfd, tid int) (status, error) {
 // the address's, and performed on the duplicate that was checked, with the
 // address as read: never CONTINUE.
 //
-// listen: an internet socket that was never bound would get an ephemeral
-// port that Landlock does not check: EACCES. Otherwise the supervisor
-// listens on the socket it checked (its port was checked at bind).
+// listen: an internet socket that is not bound would get an ephemeral
+// port that Landlock does not check: EACCES. That includes a socket whose
+// getsockname() still shows the port of a connect() that failed or was
+// dissolved: the supervisor binds the reported address on the confined
+// worker first, which fails with EINVAL only on a bound socket. Otherwise
+// the supervisor listens on the socket it checked (its port was checked
+// at bind).
 func (sv *supervisor) handleNet(n *seccompNotif, c call, tid, pidfd int) {
 	sock, err := unix.PidfdGetfd(pidfd, int(c.fd), 0)
 	if err != nil {
@@ -1178,14 +1182,37 @@ func (sv *supervisor) handleNet(n *seccompNotif, c call, tid, pidfd int) {
 			sv.reply(n.id, 0, errnoOf(err, unix.ENOTSOCK))
 			return
 		}
+		inet := false
 		switch a := sa.(type) {
 		case *unix.SockaddrInet4:
 			if a.Port == 0 {
 				sv.reply(n.id, 0, unix.EACCES)
 				return
 			}
+			inet = true
 		case *unix.SockaddrInet6:
 			if a.Port == 0 {
+				sv.reply(n.id, 0, unix.EACCES)
+				return
+			}
+			inet = true
+		}
+		if inet {
+			// getsockname reports the source port a connect() left behind
+			// even once the kernel has released it (a refused connect, one
+			// dissolved with connect(AF_UNSPEC)): the socket is unbound
+			// then, and listen() would pick an ephemeral port Landlock
+			// never checked. Binding the reported address on the confined
+			// worker tells the two apart: EINVAL means the socket is bound
+			// (its port was checked when it was), success binds it to that
+			// port through Landlock's check, anything else is refused.
+			var errno unix.Errno
+			sv.onWorker(func() {
+				if err := unix.Bind(sock, sa); err != nil {
+					errno = errnoOf(err, unix.EACCES)
+				}
+			})
+			if errno != 0 && errno != unix.EINVAL {
 				sv.reply(n.id, 0, unix.EACCES)
 				return
 			}
