@@ -43,7 +43,7 @@ func newLiveOutput(w *checkedWriter, intr int) *liveOutput {
 	l := &liveOutput{w: w, fd: fd, piece: piece, own: own, intr: intr}
 	if tty {
 		if l.tw = newTTYWriter(fd); l.tw == nil {
-			l.piece = 1 // no eventfd: the smallest write
+			l.piece = 1 // no pipe for it: the smallest writes
 		}
 	}
 	return l
@@ -80,7 +80,13 @@ func (l *liveOutput) end() { l.bounded = false }
 // to do with them.
 func (l *liveOutput) Write(p []byte) (int, error) {
 	if !l.bounded || l.fd < 0 {
-		l.tw.flush()
+		if l.tw != nil {
+			// After the write in progress, and failing if that failed.
+			l.tw.flush()
+			if err := l.tw.error(); err != nil {
+				l.w.fail(err)
+			}
+		}
 		return l.w.Write(p)
 	}
 	if l.cut {

@@ -18,6 +18,7 @@ type ttyWriter struct{}
 
 func newTTYWriter(int) *ttyWriter                   { return nil }
 func (t *ttyWriter) flush()                         {}
+func (t *ttyWriter) error() error                   { return nil }
 func (l *liveOutput) writeTTY([]byte) (bool, error) { return true, nil }
 
 // interruptPipe: none here (see live_unix.go).

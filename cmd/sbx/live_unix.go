@@ -104,15 +104,19 @@ func (l *liveOutput) writeTTY(p []byte) (ok bool, err error) {
 		return false, nil
 	}
 	t.settle()
-	t.mu.Lock()
-	err = t.err
-	t.mu.Unlock()
-	if err != nil {
+	if err := t.error(); err != nil {
 		return true, err
 	}
 	t.pending = true
 	t.work <- append([]byte(nil), p...) // p is only valid during the call
 	return true, nil
+}
+
+// error returns the error of the writes finished so far.
+func (t *ttyWriter) error() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.err
 }
 
 // settle consumes the byte of a finished write.
@@ -171,16 +175,23 @@ func (l *liveOutput) pause() {
 	unix.Poll([]unix.PollFd{{Fd: int32(l.intr), Events: unix.POLLIN}}, 1)
 }
 
-// release closes the stream's own descriptor or ends its terminal
-// goroutine.
+// release waits for a write to the terminal still in progress (bounded
+// as the writes are, if they are), records its error, and ends the
+// terminal's goroutine or closes the stream's own descriptor.
 func (l *liveOutput) release() {
+	if t := l.tw; t != nil {
+		if t.pending && (!l.bounded || l.waitFD(t.done)) {
+			t.flush()
+		}
+		if err := t.error(); err != nil {
+			l.w.fail(err)
+		}
+		close(t.work) // the goroutine closes the pipe once its write is done
+		l.tw = nil
+	}
 	if l.own && l.fd >= 0 {
 		unix.Close(l.fd)
 		l.fd = -1
-	}
-	if l.tw != nil {
-		close(l.tw.work) // the goroutine closes the pipe once its write is done
-		l.tw = nil
 	}
 }
 

@@ -333,6 +333,36 @@ func TestRedTeam13FaultPtyNoReader(t *testing.T) {
 	})
 }
 
+// TestRedTeam13FaultPtyComplete: the terminal paths that fixed the stall
+// above deliver everything, in order: 200,000 lines (with the newlines
+// the terminal turns into "\r\n") through sbx's own non-blocking
+// descriptor (root opens the pty again) and through the terminal's
+// goroutine (nobody may not open root's pty), read by a reader that keeps
+// up.
+func TestRedTeam13FaultPtyComplete(t *testing.T) {
+	asUser(t, func(t *testing.T, u user) {
+		_, ws := rt11Dir(t, u)
+		for _, profile := range []string{"workspace", "danger-full-access"} {
+			master, slave := rt13fPty(t, false)
+			cmd := rt6Cmd(u, nil, "--timeout", "60s", "--profile", profile, "--cwd", ws, "--", "/bin/sh", "-c", "seq 1 200000; echo done")
+			var errb bytes.Buffer
+			cmd.Stdout, cmd.Stderr = slave, &errb
+			done := rt13fStart(t, cmd)
+			slave.Close()
+			got, _ := io.ReadAll(master) // EIO once every writer has gone
+			<-done
+			var want bytes.Buffer
+			for i := 1; i <= 200000; i++ {
+				fmt.Fprintf(&want, "%d\r\n", i)
+			}
+			want.WriteString("done\r\n")
+			if st := rt13fStatus(cmd); st != 0 || !bytes.Equal(got, want.Bytes()) {
+				t.Errorf("%s: status %d, %d bytes on the terminal (want %d, equal %v): %q", profile, st, len(got), want.Len(), bytes.Equal(got, want.Bytes()), errb.String())
+			}
+		}
+	})
+}
+
 // ---------------------------------------------------------------------------
 // 2. sbx's standard streams.
 
