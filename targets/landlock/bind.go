@@ -85,7 +85,7 @@ func DefaultBindings(cwd string, getenv func(string) string) (ir.Bindings, error
 
 // systemDirs are directories a temporary directory must never be, contain
 // or lie in.
-var systemDirs = append([]string{"/boot", "/dev", "/proc", "/sys"}, PlatformDefaults...)
+var systemDirs = append(kernelDirNames(), PlatformDefaults...)
 
 // systemDir returns the system directory p is, contains or lies in ("/" for
 // the root), or "".
@@ -120,28 +120,38 @@ func hostDir(p string) string {
 	return ""
 }
 
-// kernelDirWhat names what lies in each directory kernelDir reports.
-var kernelDirWhat = map[string]string{
-	"/boot": "boot loader and kernel images",
-	"/dev":  "device file system (devtmpfs, shared with every process)",
-	"/proc": "process and kernel state",
-	"/sys":  "kernel and device settings",
+// kernelDirs are the kernel's file systems and /boot, with what lies in
+// each: system directories (systemDirs), and no writable working
+// directory may lie in one either (kernelDir).
+var kernelDirs = []struct{ dir, what string }{
+	{"/boot", "boot loader and kernel images"},
+	{"/dev", "device file system (devtmpfs, shared with every process)"},
+	{"/proc", "process and kernel state"},
+	{"/sys", "kernel and device settings"},
 }
 
-// kernelDir returns the directory of kernelDirWhat that p lies in, or "":
-// a writable working directory below one of them would be the host's
-// devtmpfs, procfs or sysfs (or its boot files), not a project. /dev/shm
-// is a tmpfs of its own and stays usable.
-func kernelDir(p string) string {
-	if p == "/dev/shm" || strings.HasPrefix(p, "/dev/shm/") {
-		return ""
+func kernelDirNames() []string {
+	names := make([]string, len(kernelDirs))
+	for i, k := range kernelDirs {
+		names[i] = k.dir
 	}
-	for _, d := range []string{"/boot", "/dev", "/proc", "/sys"} {
-		if strings.HasPrefix(p, d+"/") {
-			return d
+	return names
+}
+
+// kernelDir returns the entry of kernelDirs that p lies in, and what lies
+// there, or "": a writable working directory below one of them would be
+// the host's devtmpfs, procfs or sysfs (or its boot files), not a project.
+// /dev/shm is a tmpfs of its own and stays usable.
+func kernelDir(p string) (dir, what string) {
+	if p == "/dev/shm" || strings.HasPrefix(p, "/dev/shm/") {
+		return "", ""
+	}
+	for _, k := range kernelDirs {
+		if strings.HasPrefix(p, k.dir+"/") {
+			return k.dir, k.what
 		}
 	}
-	return ""
+	return "", ""
 }
 
 // CheckWritableRoots refuses a spec whose writable roots, where they come
@@ -186,8 +196,8 @@ func CheckWritableRoots(s *Spec, plan *Plan, b ir.Bindings) error {
 		if sys := hostDir(cwd); sys != "" && (cwd == "/" || sys == cwd || strings.HasPrefix(sys, cwd+"/")) {
 			return fmt.Errorf("binding {cwd}: the working directory %s would make %s writable; refusing (pass --cwd with a project directory)", cwd, sys)
 		}
-		if k := kernelDir(cwd); k != "" {
-			return fmt.Errorf("binding {cwd}: the working directory %s lies in %s: making it writable would change the host's %s; refusing (pass --cwd with a project directory)", cwd, k, kernelDirWhat[k])
+		if k, what := kernelDir(cwd); k != "" {
+			return fmt.Errorf("binding {cwd}: the working directory %s lies in %s: making it writable would change the host's %s; refusing (pass --cwd with a project directory)", cwd, k, what)
 		}
 	}
 	homeGranted := false
