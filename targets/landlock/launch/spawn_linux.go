@@ -12,6 +12,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/sbx-dev/sbx/internal/rawfork"
 )
 
 // The sandbox is applied between fork and exec, without a helper process.
@@ -25,25 +27,12 @@ import (
 // command. It cannot run Go code: it shares the Go runtime's memory but is
 // not one of its threads, so it must not allocate, take locks, grow its
 // stack or call anything but raw system calls. That is exactly what
-// package syscall's own fork does; the runtime hooks below are the ones it
-// uses (runtime.syscall_runtime_BeforeFork and friends, which the runtime
-// exports for this purpose).
+// package syscall's own fork does; package rawfork holds the system call
+// and the runtime hooks it uses (runtime.syscall_runtime_BeforeFork and
+// friends, which the runtime exports for this purpose).
 //
 // Saving a re-exec of sbx as a helper saves its Go runtime start, a second
 // program load and the decoding of the spec: about 2 ms per run here.
-
-//go:linkname runtimeBeforeFork syscall.runtime_BeforeFork
-func runtimeBeforeFork()
-
-//go:linkname runtimeAfterFork syscall.runtime_AfterFork
-func runtimeAfterFork()
-
-//go:linkname runtimeAfterForkInChild syscall.runtime_AfterForkInChild
-func runtimeAfterForkInChild()
-
-// rawVfork is a system call that returns twice on one stack (see
-// vfork_linux_*.s).
-func rawVfork(trap, a1, a2, a3 uintptr) (r1, errno uintptr)
 
 const (
 	maxSlots = 127 // descriptors a program can hold at once (int8 slots)
@@ -281,21 +270,6 @@ type slotTable [slotMask + 1]uintptr
 // slotMask masks a slot index into a slotTable.
 const slotMask = 127
 
-// cloneArgs is struct clone_args (include/uapi/linux/sched.h).
-type cloneArgs struct {
-	flags      uint64
-	pidfd      uint64
-	childTID   uint64
-	parentTID  uint64
-	exitSignal uint64
-	stack      uint64
-	stackSize  uint64
-	tls        uint64
-	setTID     uint64
-	setTIDSize uint64
-	cgroup     uint64
-}
-
 // spawnError is a failed step of the program in the child.
 type spawnError struct {
 	Step  string
@@ -328,21 +302,21 @@ func spawn(p *program, flags uint64, cgroupFD int) (pid int, pidfd int, err erro
 	// heap (keep makes them escape; a uintptr alone does not).
 	pidfd32 := new(int32)
 	*pidfd32 = -1
-	args := &cloneArgs{
-		flags:      flags | unix.CLONE_VM | unix.CLONE_VFORK | unix.CLONE_PIDFD,
-		pidfd:      uint64(uintptr(unsafe.Pointer(pidfd32))),
-		exitSignal: uint64(unix.SIGCHLD),
+	args := &rawfork.CloneArgs{
+		Flags:      flags | unix.CLONE_VM | unix.CLONE_VFORK | unix.CLONE_PIDFD,
+		Pidfd:      uint64(uintptr(unsafe.Pointer(pidfd32))),
+		ExitSignal: uint64(unix.SIGCHLD),
 	}
 	p.keep = append(p.keep, pidfd32, args)
 	if cgroupFD >= 0 {
-		args.flags |= unix.CLONE_INTO_CGROUP
-		args.cgroup = uint64(cgroupFD)
+		args.Flags |= unix.CLONE_INTO_CGROUP
+		args.Cgroup = uint64(cgroupFD)
 	}
 	// Descriptors must not be created without close-on-exec while the
 	// child copies the table (package syscall's rule for forks).
 	syscall.ForkLock.Lock()
 	r, errno := forkRun(args, &p.insns[0], len(p.insns), p.status)
-	runtimeAfterFork()
+	rawfork.AfterFork()
 	syscall.ForkLock.Unlock()
 	runtime.KeepAlive(p)
 	runtime.KeepAlive(args)
@@ -366,7 +340,7 @@ func spawn(p *program, flags uint64, cgroupFD int) (pid int, pidfd int, err erro
 }
 
 // forkRun clones and, in the child, runs the program; it returns only in
-// the parent. Between runtimeBeforeFork and the end of the child nothing
+// the parent. Between rawfork.BeforeFork and the end of the child nothing
 // may allocate, lock, grow the stack or call a function that is not a raw
 // system call (see package syscall's forkAndExecInChild1). Every variable
 // the child uses is declared before the fork.
@@ -374,7 +348,7 @@ func spawn(p *program, flags uint64, cgroupFD int) (pid int, pidfd int, err erro
 //go:noinline
 //go:norace
 //go:nocheckptr
-func forkRun(args *cloneArgs, first *insn, n int, status *childStatus) (pid uintptr, errno uintptr) {
+func forkRun(args *rawfork.CloneArgs, first *insn, n int, status *childStatus) (pid uintptr, errno uintptr) {
 	var (
 		slots slotTable
 		i     int
@@ -382,13 +356,13 @@ func forkRun(args *cloneArgs, first *insn, n int, status *childStatus) (pid uint
 		e     syscall.Errno
 		size  = unsafe.Sizeof(insn{})
 	)
-	runtimeBeforeFork()
-	pid, errno = rawVfork(unix.SYS_CLONE3, uintptr(unsafe.Pointer(args)), unsafe.Sizeof(*args), 0)
+	rawfork.BeforeFork()
+	pid, errno = rawfork.Vfork(unix.SYS_CLONE3, uintptr(unsafe.Pointer(args)), unsafe.Sizeof(*args), 0)
 	if errno != 0 || pid != 0 {
 		return // the parent (after the child exec'd or exited)
 	}
 	// The child.
-	runtimeAfterForkInChild()
+	rawfork.AfterForkInChild()
 	for i = 0; i < n; i++ {
 		in = (*insn)(unsafe.Add(unsafe.Pointer(first), uintptr(i)*size))
 		if e = in.run(&slots); e == 0 {
@@ -480,27 +454,27 @@ func startInit(flags uint64, cgroupFD int) (*initHandle, error) {
 	// millisecond, which clone3 would spend in sbx's thread and the init
 	// spends while sbx goes on.
 	unshare := flags & (unix.CLONE_NEWNS | unix.CLONE_NEWIPC)
-	f.cargs = &cloneArgs{
-		flags:      flags&^unshare | unix.CLONE_PIDFD,
-		pidfd:      uint64(uintptr(unsafe.Pointer(f.pidfd))),
-		exitSignal: uint64(unix.SIGCHLD),
+	f.cargs = &rawfork.CloneArgs{
+		Flags:      flags&^unshare | unix.CLONE_PIDFD,
+		Pidfd:      uint64(uintptr(unsafe.Pointer(f.pidfd))),
+		ExitSignal: uint64(unix.SIGCHLD),
 	}
 	if cgroupFD >= 0 {
-		f.cargs.flags |= unix.CLONE_INTO_CGROUP
-		f.cargs.cgroup = uint64(cgroupFD)
+		f.cargs.Flags |= unix.CLONE_INTO_CGROUP
+		f.cargs.Cgroup = uint64(cgroupFD)
 	}
 	// The init shares sbx's memory (no copy of sbx's pages, none to copy
 	// back on write) on a stack of its own.
-	f.cargs.flags |= unix.CLONE_VM
-	f.cargs.stack = uint64(uintptr(unsafe.Pointer(&stack[0])))
-	f.cargs.stackSize = initStackSize
+	f.cargs.Flags |= unix.CLONE_VM
+	f.cargs.Stack = uint64(uintptr(unsafe.Pointer(&stack[0])))
+	f.cargs.StackSize = initStackSize
 	a := &initArgs{
 		pipeW:   pipe[1],
 		pipeR:   pipe[0],
 		ctl:     ctl[1],
 		ctlPeer: ctl[0],
 		sbx:     self,
-		dargs:   &cloneArgs{flags: unix.CLONE_VM | unix.CLONE_VFORK, exitSignal: uint64(unix.SIGCHLD)},
+		dargs:   &rawfork.CloneArgs{Flags: unix.CLONE_VM | unix.CLONE_VFORK, ExitSignal: uint64(unix.SIGCHLD)},
 		st:      childStatus{step: -1},
 		unshare: uintptr(unshare),
 		root:    [2]byte{'/', 0},
@@ -520,10 +494,10 @@ func startInit(flags uint64, cgroupFD int) (*initHandle, error) {
 	// ignored one stays ignored, as across os/exec). Older kernels refuse
 	// the flag: the init then resets the handlers itself, one system call
 	// per signal.
-	f.cargs.flags |= unix.CLONE_CLEAR_SIGHAND
+	f.cargs.Flags |= unix.CLONE_CLEAR_SIGHAND
 	r, errno := cloneInit(f.cargs, a)
 	if errno == uintptr(unix.EINVAL) {
-		f.cargs.flags &^= unix.CLONE_CLEAR_SIGHAND
+		f.cargs.Flags &^= unix.CLONE_CLEAR_SIGHAND
 		a.resetSignals = true
 		r, errno = cloneInit(f.cargs, a)
 	}
@@ -733,13 +707,13 @@ func reapInit(pid int) syscall.WaitStatus {
 }
 
 // cloneInit runs clone3 for startInit.
-func cloneInit(args *cloneArgs, ia *initArgs) (r, errno uintptr) {
+func cloneInit(args *rawfork.CloneArgs, ia *initArgs) (r, errno uintptr) {
 	syscall.ForkLock.Lock()
 	// BeforeFork blocks every signal on this thread: the init inherits the
 	// mask, so no Go handler can run in it, and it keeps them all blocked.
-	runtimeBeforeFork()
+	rawfork.BeforeFork()
 	r, errno = rawCloneInit(uintptr(unsafe.Pointer(args)), unsafe.Sizeof(*args), uintptr(unsafe.Pointer(ia)))
-	runtimeAfterFork()
+	rawfork.AfterFork()
 	syscall.ForkLock.Unlock()
 	return r, errno
 }
@@ -753,7 +727,7 @@ type initFile struct {
 	preProg  *program
 	initProg *program
 	prog     *program
-	cargs    *cloneArgs
+	cargs    *rawfork.CloneArgs
 	pidfd    *int32
 }
 
@@ -802,7 +776,7 @@ type initArgs struct {
 	oob          [cmsgSpaceRecv]byte
 	nrecv        int
 	recvSlot     [maxRecvFDs]int8
-	dargs        *cloneArgs
+	dargs        *rawfork.CloneArgs
 	// unshare is what the init creates first (unshare(2)); with a mount
 	// namespace, it makes "/" private (empty and root are the strings).
 	unshare     uintptr
@@ -1010,7 +984,7 @@ func initMain(a *initArgs) {
 		for i = 0; i < a.parts[part].n; i++ {
 			in = (*insn)(unsafe.Add(unsafe.Pointer(a.parts[part].first), uintptr(i)*unsafe.Sizeof(insn{})))
 			if in.nr == nrForkCommand {
-				cmd, derr = rawVfork(unix.SYS_CLONE3, uintptr(unsafe.Pointer(a.dargs)), unsafe.Sizeof(*a.dargs), 0)
+				cmd, derr = rawfork.Vfork(unix.SYS_CLONE3, uintptr(unsafe.Pointer(a.dargs)), unsafe.Sizeof(*a.dargs), 0)
 				if derr != 0 {
 					a.st.errno, a.st.step, a.st.part = int64(derr), int64(i), int64(part)
 					failed = true
