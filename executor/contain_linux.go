@@ -23,7 +23,10 @@ import (
 // reason, the kernel SIGKILLs every other process in the namespace — setsid
 // and double-fork do not leave it — and waitid only reports the init's exit
 // once they are all gone. Pdeathsig (SIGKILL) ties the init to the
-// executor, so a SIGKILLed executor takes the whole namespace down.
+// executor, so a SIGKILLed executor takes the whole namespace down; the
+// executor's own fork (nsfork_linux.go) arms it and then checks that the
+// executor is still its parent, which package syscall's fork cannot do in
+// a new PID namespace.
 // Consequences of being PID 1: a signal from outside the namespace reaches
 // the command only if it installed a handler for it (SIGKILL always does),
 // so cancellation's SIGTERM is seen by commands that trap it and the others

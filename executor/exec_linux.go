@@ -728,7 +728,15 @@ func startCommand(cfg *config, path string, stdio [3]*os.File, res *Result) (*ex
 					return nil, nil, nil, nil, fmt.Errorf("%w: %v", ErrSandbox, err)
 				}
 			}
-			p, err = forkExec(cmd)
+			p, err = startProcess(kind, cmd)
+			var pe *fs.PathError
+			if errors.As(err, &pe) && pe.Op == "exec" {
+				c.release()
+				if resourceFailure(err) {
+					return nil, nil, nil, nil, fmt.Errorf("starting the command: %w", err)
+				}
+				return nil, nil, nil, execFailure(cfg, kind, res, err), nil
+			}
 		}
 		if err == nil {
 			if err := c.started(p); err != nil {
@@ -758,6 +766,23 @@ func startCommand(cfg *config, path string, stdio [3]*os.File, res *Result) (*ex
 	return nil, nil, nil, nil, fmt.Errorf("%w: %s; %s", ErrNoContainment, strings.Join(reasons, "; "), noContainmentHint(cfg))
 }
 
+// startProcess starts cmd, prepared for containment kind: the init of a
+// PID namespace through nsFork where it can (see nsfork_linux.go),
+// everything else with package syscall's fork.
+func startProcess(kind Containment, cmd *exec.Cmd) (*process, error) {
+	if kind == ContainmentPIDNamespace && nsForkable(cmd) {
+		p, err := nsFork(cmd)
+		if errno, ok := err.(syscall.Errno); !ok || errno != syscall.ENOSYS {
+			return p, err
+		}
+		// No clone3 (before Linux 5.3).
+	}
+	return forkExec(cmd)
+}
+
+// errNeedFiles: a standard stream of the command is not a file.
+var errNeedFiles = errors.New("the executor needs *os.File standard streams")
+
 // forkExec starts cmd (prepared: absolute Path, Env, Dir, *os.File
 // standard streams, SysProcAttr) with package syscall's fork, asking for
 // a pidfd. It is what os/exec does minus the first-use probe of pidfd
@@ -767,7 +792,7 @@ func forkExec(cmd *exec.Cmd) (*process, error) {
 	for _, f := range []any{cmd.Stdin, cmd.Stdout, cmd.Stderr} {
 		file, ok := f.(*os.File)
 		if !ok {
-			return nil, errors.New("the executor needs *os.File standard streams")
+			return nil, errNeedFiles
 		}
 		files = append(files, file.Fd())
 	}
