@@ -772,10 +772,14 @@ func startCommand(cfg *config, path string, stdio [3]*os.File, res *Result) (*ex
 func startProcess(kind Containment, cmd *exec.Cmd) (*process, error) {
 	if kind == ContainmentPIDNamespace && nsForkable(cmd) {
 		p, err := nsFork(cmd)
-		if errno, ok := err.(syscall.Errno); !ok || errno != syscall.ENOSYS {
+		if _, ok := err.(syscall.Errno); !ok {
 			return p, err
 		}
-		// No clone3 (before Linux 5.3).
+		// clone3 itself failed (a bare errno; the child's steps are
+		// wrapped): missing before Linux 5.3, or refused by a seccomp
+		// filter around sbx (container runtimes answer ENOSYS or EPERM).
+		// Package syscall's fork uses clone: it may work, or it reports
+		// the real error (namespaces that cannot be created).
 	}
 	return forkExec(cmd)
 }

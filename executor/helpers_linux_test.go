@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -24,6 +25,13 @@ const (
 
 func TestMain(m *testing.M) {
 	if mode, ok := os.LookupEnv(helperEnv); ok {
+		if e := os.Getenv(denyClone3Env); e != "" {
+			n, _ := strconv.Atoi(e)
+			if err := denyClone3(syscall.Errno(n)); err != nil {
+				fmt.Fprintln(os.Stderr, "helper: installing the clone3 filter:", err)
+				os.Exit(125)
+			}
+		}
 		os.Exit(helperMain(Containment(mode)))
 	}
 	os.Exit(m.Run())

@@ -112,8 +112,9 @@ func nsForkable(cmd *exec.Cmd) bool {
 // nsFork starts cmd (prepared as for forkExec, nsForkable) as the init of
 // a new PID namespace that cannot outlive the executor. It must be called
 // on the locked thread that outlives the command (Pdeathsig follows it).
-// An exec failure is an *fs.PathError with Op "exec"; ENOSYS means clone3
-// is missing (use forkExec).
+// An exec failure is an *fs.PathError with Op "exec"; a failed step of
+// the child is wrapped with its name; a bare syscall.Errno is clone3's own
+// failure (startProcess then tries package syscall's fork).
 func nsFork(cmd *exec.Cmd) (*process, error) {
 	c := new(nsChild)
 	c.step = nsStepNone

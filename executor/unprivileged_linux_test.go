@@ -18,7 +18,7 @@ var unprivilegedTests = []string{
 	"TestCapAndDrain", "TestTimeout", "TestNoSurvivors", "TestGrandchildHoldsPipe",
 	"TestDrainBound", "TestCancellation", "TestExitCodes", "TestDeathBySignal",
 	"TestKilledExecutor", "TestFallbackChain", "TestEnvironmentIsExact",
-	"TestOwnSession", "TestPIDOneSignals", "TestHugeArgvAndEnv", "TestKillPoints",
+	"TestOwnSession", "TestPIDOneSignals", "TestHugeArgvAndEnv", "TestKillPoints", "TestNSForkFallback",
 }
 
 // TestUnprivileged re-runs the containment tests as uid/gid 65534 when the
