@@ -496,7 +496,18 @@ type BindOptions struct {
 	// when the kernel offers user notification and the filter supports the
 	// architecture.
 	Supervise bool
+	// Root says the command runs as uid 0 of the host (sbx run by root,
+	// without a user namespace): it has no capabilities, but owns what
+	// root owns, so the kernel's interfaces that only their mode keeps
+	// from other users (rootOnlyKernelDirs) are masked.
+	Root bool
 }
+
+// rootOnlyKernelDirs are kernel interfaces that root reaches through
+// ownership alone when they are mounted (the directory is then mode 0700):
+// tracefs and debugfs show every process's system calls and the kernel's
+// internals, and reading trace_pipe consumes the host tracer's events.
+var rootOnlyKernelDirs = []string{"/sys/kernel/debug", "/sys/kernel/tracing"}
 
 // ErrNotExact is wrapped by Bind's error when a rule can only be partly
 // enforced on Linux (or not at all) and degraded mode was not allowed.
@@ -620,6 +631,13 @@ func (pl *Plan) Bind(b ir.Bindings, o BindOptions) (*Spec, *Report, error) {
 	spec.Grants = append(spec.Grants, Grant{Path: "/proc", Rights: ReadRights & fsMask, Why: "fresh procfs of the sandbox"})
 	spec.Grants = mergeGrants(spec.Grants)
 	spec.Mounts = lo.mounts
+	if o.Root {
+		for _, d := range rootOnlyKernelDirs {
+			if v.Lstat(d) == KindDir && rootOnlyDir(d) && readable(spec.Grants, d) {
+				spec.Mounts = append(spec.Mounts, MountOp{Kind: MountMask, Path: d, Dir: true, Why: "kernel tracing and debugging interface, root's by mode alone"})
+			}
+		}
+	}
 	if privateDevpts(bd, lo.mounts, v) {
 		spec.Mounts = append(spec.Mounts, MountOp{Kind: MountDevpts, Path: "/dev/pts", Dir: true, Why: "the host's terminals are not the sandbox's"})
 	}
@@ -1007,6 +1025,17 @@ func mergeGrants(gs []Grant) []Grant {
 
 // readsRoot reports whether the grants let the command read everything
 // (read_file and read_dir on /).
+// readable reports whether a grant lets the command read below p (a
+// grant on p or an ancestor of it).
+func readable(gs []Grant, p string) bool {
+	for _, g := range gs {
+		if g.Rights&(FSReadFile|FSReadDir) != 0 && ir.PathWithin(p, g.Path) {
+			return true
+		}
+	}
+	return false
+}
+
 func readsRoot(gs []Grant) bool {
 	for _, g := range gs {
 		if g.Path == "/" && g.Rights&(FSReadFile|FSReadDir) == FSReadFile|FSReadDir {

@@ -32,3 +32,6 @@ func statKind(p string) Kind {
 	}
 	return KindFile
 }
+
+// rootOnlyDir: Linux only (see kind_linux.go).
+func rootOnlyDir(string) bool { return false }

@@ -111,6 +111,8 @@ var fixedDenials = []string{
 	"mknod/mknodat of character or block devices: EPERM",
 	"setuid/setgid mode bits: chmod, fchmod, fchmodat, fchmodat2, and open/openat/creat (O_CREAT or O_TMPFILE) or mknod creating a file with them: EPERM; openat2: ENOSYS (its mode is behind a pointer; libc falls back to openat)",
 	"ioctl TIOCSTI and TIOCLINUX (terminal input injection), TIOCCONS (console redirection), TIOCSETD (line disciplines, which can autoload kernel modules): EPERM",
+	"ioctl of btrfs (type 0x94: subvolume and snapshot creation and removal bypass Landlock and the view's masks) and bcachefs (type 0xbc), except FICLONE, FICLONERANGE and FIDEDUPERANGE: EPERM",
+	"fcntl F_SETLEASE (a lease stalls other processes' opens of the file): EPERM",
 	"fanotify_init (its marks are not checked by Landlock): EPERM",
 	"renameat2 with RENAME_WHITEOUT (creates a 0:0 character device): EPERM",
 	"personality other than PER_LINUX, PER_LINUX32 or a query: EPERM",

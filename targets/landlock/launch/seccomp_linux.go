@@ -86,6 +86,7 @@ const (
 	lMknod
 	lMknodat
 	lIoctl
+	lFcntl
 	lPersonality
 	lPrlimit
 	lSendto
@@ -234,6 +235,7 @@ func buildFilter(s landlock.SeccompSpec) ([]unix.SockFilter, error) {
 	}
 	a.route(unix.SYS_MKNODAT, lMknodat)
 	a.route(unix.SYS_IOCTL, lIoctl)
+	a.route(unix.SYS_FCNTL, lFcntl)
 	a.route(unix.SYS_PERSONALITY, lPersonality)
 	a.route(unix.SYS_PRLIMIT64, lPrlimit)
 	switch {
@@ -394,7 +396,29 @@ func buildFilter(s landlock.SeccompSpec) ([]unix.SockFilter, error) {
 	// TIOCSETD on a pty of the private devpts would load any line
 	// discipline module (dev.tty.ldisc_autoload): kernel attack surface.
 	a.jump(bpfJEQ, unix.TIOCSETD, lEperm, next)
-	a.jump(bpfJEQ, unix.TIOCLINUX, lEperm, lAllow)
+	a.jump(bpfJEQ, unix.TIOCLINUX, lEperm, next)
+	// btrfs's ioctls (type 0x94) create and destroy directory entries
+	// (subvolumes, snapshots) without the VFS calls Landlock and the
+	// supervisor check, and a snapshot copies a whole tree past the view's
+	// masks; bcachefs's (0xbc) do the same. The generic ones that share
+	// btrfs's number space take descriptors Landlock checked when they were
+	// opened: FICLONE (9), FICLONERANGE (13) and FIDEDUPERANGE (54).
+	a.and(0xff00)
+	a.jump(bpfJEQ, 0xbc00, lEperm, next)
+	a.jump(bpfJEQ, 0x9400, next, lAllow)
+	a.ldArg(1)
+	a.and(0xff)
+	a.jump(bpfJEQ, 9, lAllow, next)
+	a.jump(bpfJEQ, 13, lAllow, next)
+	a.jump(bpfJEQ, 54, lAllow, lEperm)
+
+	// A lease (F_SETLEASE) on any file the command may open, read-only
+	// ones included, makes every other process's conflicting open wait for
+	// up to lease-break-time (45 s by default): the host's writers of
+	// /etc/passwd, say, when the command runs as root.
+	a.label(lFcntl)
+	a.ldArg(1)
+	a.jump(bpfJEQ, unix.F_SETLEASE, lEperm, lAllow)
 
 	if s.NotifyBind {
 		// SO_PASSCRED and SO_PASSPIDFD make the kernel autobind a Unix

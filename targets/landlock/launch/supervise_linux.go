@@ -172,8 +172,8 @@ func runSupervisor(guarded, sockets []string, hasRuleset, denyAbstract bool) {
 		if sv.guard[k] == nil {
 			sv.guard[k] = map[string]bool{}
 		}
-		sv.guard[k][path.Base(g)] = true
-		sv.names[path.Base(g)] = true
+		sv.guard[k][foldName(path.Base(g))] = true
+		sv.names[foldName(path.Base(g))] = true
 	}
 	sv.devLinks = map[string]string{}
 	for name, want := range map[string]string{"fd": "fd", "stdin": "fd/0", "stdout": "fd/1", "stderr": "fd/2"} {
@@ -763,14 +763,39 @@ func (r *resolver) parentOf(dirfd int, p string, guard bool) (int, string, unix.
 		unix.Close(pfd)
 		return -1, "", unix.EACCES
 	}
-	if guard && r.sv.names[name] {
+	if folded := foldName(name); guard && r.sv.names[folded] {
 		var st unix.Stat_t
-		if err := unix.Fstat(pfd, &st); err != nil || r.sv.guard[dirKey{st.Dev, st.Ino}][name] {
+		if err := unix.Fstat(pfd, &st); err != nil || r.sv.guard[dirKey{st.Dev, st.Ino}][folded] {
 			unix.Close(pfd)
 			return -1, "", unix.EACCES
 		}
 	}
 	return pfd, last, 0
+}
+
+// foldName folds a name the way a case-insensitive directory (ext4 or
+// tmpfs casefolding, set with chattr +F) may match it, as far as a guarded
+// name can be reached: ASCII letters, and the two other characters whose
+// case folding is an ASCII letter (U+017F LATIN SMALL LETTER LONG S folds
+// to s, U+212A KELVIN SIGN to k). In such a directory ".GIT" or ".ſvn"
+// names ".git" or ".svn" for the host's tools; elsewhere refusing them
+// costs nothing anyone needs.
+func foldName(name string) string {
+	const longS, kelvin = '\u017F', '\u212A'
+	if !strings.ContainsFunc(name, func(r rune) bool { return 'A' <= r && r <= 'Z' || r == longS || r == kelvin }) {
+		return name
+	}
+	return strings.Map(func(r rune) rune {
+		switch {
+		case 'A' <= r && r <= 'Z':
+			return r + 'a' - 'A'
+		case r == longS:
+			return 's'
+		case r == kelvin:
+			return 'k'
+		}
+		return r
+	}, name)
 }
 
 // parent rewrites p and opens the directory in which its last component
