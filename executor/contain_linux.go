@@ -143,11 +143,18 @@ func userNamespacesUsable() error {
 	return nil
 }
 
-// noContainmentHint says what to enable when no mechanism is available.
-func noContainmentHint(c *config) string {
+// noContainmentHint says what to enable when no mechanism is available;
+// limit: namespaces are available but their limit was reached.
+func noContainmentHint(c *config, limit bool) string {
 	var b strings.Builder
-	b.WriteString("to guarantee that no process outlives the command, enable unprivileged user namespaces")
-	if readSysctl("kernel/apparmor_restrict_unprivileged_userns") == "1" {
+	if limit {
+		b.WriteString("to guarantee that no process outlives the command, raise the limit (sysctl user.max_user_namespaces) or end processes that hold user namespaces")
+	} else {
+		b.WriteString("to guarantee that no process outlives the command, enable unprivileged user namespaces")
+	}
+	if limit {
+		// Enabled: the AppArmor and sysctl notes below do not apply.
+	} else if readSysctl("kernel/apparmor_restrict_unprivileged_userns") == "1" {
 		b.WriteString(" (AppArmor restricts them here: kernel.apparmor_restrict_unprivileged_userns = 1; set it to 0 or give sbx an AppArmor profile with \"userns,\")")
 	} else if readSysctl("user/max_user_namespaces") == "0" {
 		b.WriteString(" (user.max_user_namespaces = 0)")

@@ -250,7 +250,7 @@ func TestNoContainmentHint(t *testing.T) {
 		{ContainmentCgroup, false, "another containment than cgroup", "accept degraded"},
 		{ContainmentPIDNamespace, false, "another containment than pid-namespace", "accept degraded"},
 	} {
-		h := noContainmentHint(&config{Request: Request{Containment: c.containment, AllowDegraded: c.degraded}})
+		h := noContainmentHint(&config{Request: Request{Containment: c.containment, AllowDegraded: c.degraded}}, false)
 		if !strings.Contains(h, c.want) || strings.Contains(h, c.not) {
 			t.Errorf("containment %s, allow degraded %v: hint %q: want %q and not %q", c.containment, c.degraded, h, c.want, c.not)
 		}

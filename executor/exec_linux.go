@@ -730,12 +730,25 @@ func startCommand(cfg *config, path string, stdio [3]*os.File, res *Result) (*ex
 			}
 			p, err = startProcess(kind, cmd)
 			var pe *fs.PathError
-			if errors.As(err, &pe) && pe.Op == "exec" {
+			var se *nsStepError
+			switch {
+			case errors.As(err, &pe) && pe.Op == "exec":
 				c.release()
 				if resourceFailure(err) {
 					return nil, nil, nil, nil, fmt.Errorf("starting the command: %w", err)
 				}
 				return nil, nil, nil, execFailure(cfg, kind, res, err), nil
+			case errors.As(err, &pe) && pe.Op == "chdir":
+				// Checked before the start: it changed since (removed,
+				// renamed, its mode), or names something else in the child
+				// (/proc/self/...).
+				c.release()
+				return nil, nil, nil, nil, fmt.Errorf("%w %s cannot be entered: %v", ErrWorkDir, cfg.Dir, pe.Err)
+			case errors.As(err, &se):
+				// The namespace could not be set up: the next containment.
+				c.release()
+				reasons = append(reasons, fmt.Sprintf("%s: %v", kind, containmentReason(err)))
+				continue
 			}
 		}
 		if err == nil {
@@ -754,7 +767,7 @@ func startCommand(cfg *config, path string, stdio [3]*os.File, res *Result) (*ex
 		}
 		c.release()
 		if c.isContainmentError(err) && (i+1 < len(plan) || len(plan) == 1) {
-			reasons = append(reasons, fmt.Sprintf("%s: %v", kind, err))
+			reasons = append(reasons, fmt.Sprintf("%s: %v", kind, containmentReason(err)))
 			continue
 		}
 		if resourceFailure(err) {
@@ -763,7 +776,19 @@ func startCommand(cfg *config, path string, stdio [3]*os.File, res *Result) (*ex
 		// The command itself could not be executed.
 		return nil, nil, nil, execFailure(cfg, kind, res, err), nil
 	}
-	return nil, nil, nil, nil, fmt.Errorf("%w: %s; %s", ErrNoContainment, strings.Join(reasons, "; "), noContainmentHint(cfg))
+	all := strings.Join(reasons, "; ")
+	return nil, nil, nil, nil, fmt.Errorf("%w: %s; %s", ErrNoContainment, all, noContainmentHint(cfg, strings.Contains(all, "limit of user or PID namespaces is reached")))
+}
+
+// containmentReason says why a containment could not be set up, naming
+// the user-namespace limit when that is what failed (ENOSPC: the
+// namespaces exist, the count allowed is used up).
+func containmentReason(err error) string {
+	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EUSERS) {
+		limit := readSysctl("user/max_user_namespaces")
+		return fmt.Sprintf("%v (the limit of user or PID namespaces is reached: user.max_user_namespaces = %s, user.max_pid_namespaces = %s, or the nesting depth of 32)", err, limit, readSysctl("user/max_pid_namespaces"))
+	}
+	return err.Error()
 }
 
 // startProcess starts cmd, prepared for containment kind: the init of a

@@ -3,7 +3,6 @@
 package executor
 
 import (
-	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -29,7 +28,7 @@ import (
 // one to kill it (measured: 1 run in 400 under load, sbx killed at random
 // moments of its start).
 //
-// nsFork forks with clone3(CLONE_VM|CLONE_VFORK) and runs a child of its
+// nsFork forks with clone(CLONE_VM|CLONE_VFORK) and runs a child of its
 // own (nsChildMain): it writes its own uid and gid maps when it has a user
 // namespace, calls setsid and PR_SET_PDEATHSIG, and then reads its parent
 // from /proc/self/stat, where the proc mount's PID namespace (the
@@ -112,9 +111,15 @@ func nsForkable(cmd *exec.Cmd) bool {
 // nsFork starts cmd (prepared as for forkExec, nsForkable) as the init of
 // a new PID namespace that cannot outlive the executor. It must be called
 // on the locked thread that outlives the command (Pdeathsig follows it).
-// An exec failure is an *fs.PathError with Op "exec"; a failed step of
-// the child is wrapped with its name; a bare syscall.Errno is clone3's own
-// failure (startProcess then tries package syscall's fork).
+// An exec failure is an *fs.PathError with Op "exec", a chdir failure one
+// with Op "chdir"; another failed step of the child is an *nsStepError (the
+// namespace could not be set up); a bare syscall.Errno is clone's own
+// failure.
+//
+// The legacy clone, not clone3: the same flags (CLONE_PIDFD since Linux
+// 5.2), and container runtimes' seccomp filters refuse clone3 outright
+// (ENOSYS or EPERM, since they cannot inspect its flags) while they allow
+// clone.
 func nsFork(cmd *exec.Cmd) (*process, error) {
 	c := new(nsChild)
 	c.step = nsStepNone
@@ -172,16 +177,18 @@ func nsFork(cmd *exec.Cmd) (*process, error) {
 	// that may move this goroutine's stack: both on the heap.
 	pidfd := new(int32)
 	*pidfd = -1
-	args := &rawfork.CloneArgs{Flags: flags, Pidfd: uint64(uintptr(unsafe.Pointer(pidfd))), ExitSignal: uint64(unix.SIGCHLD)}
+	// clone(flags | exit signal, stack 0: the parent's, as vfork, and
+	// parent_tid: where CLONE_PIDFD stores the pidfd).
+	flags |= uint64(unix.SIGCHLD)
 
 	// Descriptors must not be created without close-on-exec while the
 	// child copies the table (package syscall's rule for forks).
 	syscall.ForkLock.Lock()
-	pid, errno := nsVfork(args, c)
+	pid, errno := nsVfork(uintptr(flags), uintptr(unsafe.Pointer(pidfd)), c)
 	rawfork.AfterFork()
 	syscall.ForkLock.Unlock()
 	runtime.KeepAlive(c)
-	runtime.KeepAlive(args)
+	runtime.KeepAlive(pidfd)
 	runtime.KeepAlive(argv)
 	runtime.KeepAlive(envp)
 	runtime.KeepAlive(&keep)
@@ -205,10 +212,20 @@ func nsFork(cmd *exec.Cmd) (*process, error) {
 	if c.step == nsStepChdir {
 		return nil, &fs.PathError{Op: "chdir", Path: cmd.Dir, Err: c.errno}
 	}
-	// The errno stays visible to the caller's classification (EPERM
-	// writing the maps: user namespaces restricted).
-	return nil, fmt.Errorf("%s: %w", nsStepNames[c.step], c.errno)
+	return nil, &nsStepError{Step: nsStepNames[c.step], Errno: c.errno}
 }
+
+// nsStepError is a step of nsChildMain that failed before the exec: the
+// namespace could not be set up (EPERM writing the maps where user
+// namespaces are restricted, ENOENT where /proc is another namespace's).
+type nsStepError struct {
+	Step  string
+	Errno syscall.Errno
+}
+
+func (e *nsStepError) Error() string { return e.Step + ": " + e.Errno.Error() }
+
+func (e *nsStepError) Unwrap() error { return e.Errno }
 
 // nsVfork clones and, in the child, runs nsChildMain; it returns only in
 // the parent. Between BeforeFork and the end of the child nothing may
@@ -218,9 +235,9 @@ func nsFork(cmd *exec.Cmd) (*process, error) {
 //go:noinline
 //go:norace
 //go:nocheckptr
-func nsVfork(args *rawfork.CloneArgs, c *nsChild) (pid, errno uintptr) {
+func nsVfork(flags, pidfd uintptr, c *nsChild) (pid, errno uintptr) {
 	rawfork.BeforeFork()
-	pid, errno = rawfork.Vfork(unix.SYS_CLONE3, uintptr(unsafe.Pointer(args)), unsafe.Sizeof(*args), 0)
+	pid, errno = rawfork.Vfork(unix.SYS_CLONE, flags, 0, pidfd)
 	if errno != 0 || pid != 0 {
 		return // the parent (after the child exec'd or exited)
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -381,6 +382,22 @@ type config struct {
 func (r *Request) config() (*config, error) {
 	if len(r.Argv) == 0 || r.Argv[0] == "" {
 		return nil, fmt.Errorf("%w: empty command", ErrInvalidRequest)
+	}
+	// execve takes C strings: a NUL byte would cut them, and the fork
+	// would fail in a way that looks like a containment problem.
+	for i, a := range r.Argv {
+		if strings.IndexByte(a, 0) >= 0 {
+			return nil, fmt.Errorf("%w: argument %d contains a NUL byte", ErrInvalidRequest, i)
+		}
+	}
+	for _, kv := range r.Env {
+		if strings.IndexByte(kv, 0) >= 0 {
+			name, _, _ := strings.Cut(kv, "=")
+			return nil, fmt.Errorf("%w: environment variable %q contains a NUL byte", ErrInvalidRequest, name)
+		}
+	}
+	if strings.IndexByte(r.Dir, 0) >= 0 {
+		return nil, fmt.Errorf("%w: working directory contains a NUL byte", ErrInvalidRequest)
 	}
 	c := &config{Request: *r}
 	switch r.Capture {

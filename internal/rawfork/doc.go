@@ -1,7 +1,8 @@
-// Package rawfork holds what a child of clone3(CLONE_VM|CLONE_VFORK) needs
-// to run code of its own between fork and exec, on Linux amd64 and arm64:
-// the system call that returns twice on one stack (Vfork) and the Go
-// runtime's fork hooks, the ones package syscall's own fork uses.
+// Package rawfork holds what a child of clone or clone3 with
+// CLONE_VM|CLONE_VFORK needs to run code of its own between fork and exec,
+// on Linux amd64 and arm64: the system call that returns twice on one
+// stack (Vfork) and the Go runtime's fork hooks, the ones package
+// syscall's own fork uses.
 //
 // Such a child shares the parent's memory and runs on the parent's stack
 // while the parent's thread is suspended in the system call, until the

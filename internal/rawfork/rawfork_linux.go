@@ -21,9 +21,10 @@ func AfterFork()
 //go:linkname AfterForkInChild syscall.runtime_AfterForkInChild
 func AfterForkInChild()
 
-// Vfork makes system call trap (clone3 with CLONE_VM|CLONE_VFORK) that
-// returns twice on one stack: first in the child (r1 0), then in the
-// parent once the child has exec'd or exited (r1 its pid). See
+// Vfork makes system call trap (clone or clone3 with CLONE_VM|CLONE_VFORK,
+// and no stack of the child's own) that returns twice on one stack: first
+// in the child (r1 0), then in the parent once the child has exec'd or
+// exited (r1 its pid). See
 // vfork_linux_*.s for how the return address survives the child.
 func Vfork(trap, a1, a2, a3 uintptr) (r1, errno uintptr)
 
