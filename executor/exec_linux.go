@@ -809,6 +809,18 @@ func startProcess(kind Containment, cmd *exec.Cmd) (*process, error) {
 	return forkExec(cmd)
 }
 
+// nsStepError is a step of nsFork's child (nsfork_linux.go) that failed before the exec: the
+// namespace could not be set up (EPERM writing the maps where user
+// namespaces are restricted, ENOENT where /proc is another namespace's).
+type nsStepError struct {
+	Step  string
+	Errno syscall.Errno
+}
+
+func (e *nsStepError) Error() string { return e.Step + ": " + e.Errno.Error() }
+
+func (e *nsStepError) Unwrap() error { return e.Errno }
+
 // errNeedFiles: a standard stream of the command is not a file.
 var errNeedFiles = errors.New("the executor needs *os.File standard streams")
 

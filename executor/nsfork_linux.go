@@ -215,18 +215,6 @@ func nsFork(cmd *exec.Cmd) (*process, error) {
 	return nil, &nsStepError{Step: nsStepNames[c.step], Errno: c.errno}
 }
 
-// nsStepError is a step of nsChildMain that failed before the exec: the
-// namespace could not be set up (EPERM writing the maps where user
-// namespaces are restricted, ENOENT where /proc is another namespace's).
-type nsStepError struct {
-	Step  string
-	Errno syscall.Errno
-}
-
-func (e *nsStepError) Error() string { return e.Step + ": " + e.Errno.Error() }
-
-func (e *nsStepError) Unwrap() error { return e.Errno }
-
 // nsVfork clones and, in the child, runs nsChildMain; it returns only in
 // the parent. Between BeforeFork and the end of the child nothing may
 // allocate, lock, grow the stack or call a function that is not a raw
