@@ -384,20 +384,12 @@ func (r *Request) config() (*config, error) {
 		return nil, fmt.Errorf("%w: empty command", ErrInvalidRequest)
 	}
 	// execve takes C strings: a NUL byte would cut them, and the fork
-	// would fail in a way that looks like a containment problem.
-	for i, a := range r.Argv {
-		if strings.IndexByte(a, 0) >= 0 {
-			return nil, fmt.Errorf("%w: argument %d contains a NUL byte", ErrInvalidRequest, i)
+	// would fail in a way that looks like a containment problem. (A
+	// Sandbox builds its launch from them and reports it, ErrSandbox.)
+	if r.Sandbox == nil {
+		if err := checkNUL(r); err != nil {
+			return nil, err
 		}
-	}
-	for _, kv := range r.Env {
-		if strings.IndexByte(kv, 0) >= 0 {
-			name, _, _ := strings.Cut(kv, "=")
-			return nil, fmt.Errorf("%w: environment variable %q contains a NUL byte", ErrInvalidRequest, name)
-		}
-	}
-	if strings.IndexByte(r.Dir, 0) >= 0 {
-		return nil, fmt.Errorf("%w: working directory contains a NUL byte", ErrInvalidRequest)
 	}
 	c := &config{Request: *r}
 	switch r.Capture {
@@ -455,4 +447,23 @@ func (r *Request) config() (*config, error) {
 		return false
 	}
 	return c, nil
+}
+
+// checkNUL rejects NUL bytes in the strings execve and chdir take.
+func checkNUL(r *Request) error {
+	for i, a := range r.Argv {
+		if strings.IndexByte(a, 0) >= 0 {
+			return fmt.Errorf("%w: argument %d contains a NUL byte", ErrInvalidRequest, i)
+		}
+	}
+	for _, kv := range r.Env {
+		if strings.IndexByte(kv, 0) >= 0 {
+			name, _, _ := strings.Cut(kv, "=")
+			return fmt.Errorf("%w: environment variable %q contains a NUL byte", ErrInvalidRequest, name)
+		}
+	}
+	if strings.IndexByte(r.Dir, 0) >= 0 {
+		return fmt.Errorf("%w: working directory contains a NUL byte", ErrInvalidRequest)
+	}
+	return nil
 }
