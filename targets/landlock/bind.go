@@ -499,7 +499,7 @@ type BindOptions struct {
 	// Root says the command runs as uid 0 of the host (sbx run by root,
 	// without a user namespace): it has no capabilities, but owns what
 	// root owns, so the kernel's interfaces that only their mode keeps
-	// from other users (rootOnlyKernelDirs) are masked.
+	// from other users (rootOnlyKernelDirs) are detached from the view.
 	Root bool
 }
 
@@ -507,6 +507,8 @@ type BindOptions struct {
 // ownership alone when they are mounted (the directory is then mode 0700):
 // tracefs and debugfs show every process's system calls and the kernel's
 // internals, and reading trace_pipe consumes the host tracer's events.
+// They are detached from the view (a mask would cost a tmpfs of its own
+// where the profile has no other plain mask: a tenth of a millisecond).
 var rootOnlyKernelDirs = []string{"/sys/kernel/debug", "/sys/kernel/tracing"}
 
 // ErrNotExact is wrapped by Bind's error when a rule can only be partly
@@ -634,7 +636,7 @@ func (pl *Plan) Bind(b ir.Bindings, o BindOptions) (*Spec, *Report, error) {
 	if o.Root {
 		for _, d := range rootOnlyKernelDirs {
 			if v.Lstat(d) == KindDir && rootOnlyDir(d) && readable(spec.Grants, d) {
-				spec.Mounts = append(spec.Mounts, MountOp{Kind: MountMask, Path: d, Dir: true, Why: "kernel tracing and debugging interface, root's by mode alone"})
+				spec.Mounts = append(spec.Mounts, MountOp{Kind: MountDetach, Path: d, Dir: true, Why: "kernel tracing and debugging interface, root's by mode alone"})
 			}
 		}
 	}

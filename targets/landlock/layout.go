@@ -73,6 +73,10 @@ const (
 	// own), so the base allowance's /dev/pts never reaches the host's
 	// terminals.
 	MountDevpts MountKind = "devpts"
+	// MountDetach detaches the mount at the path from the view (umount2
+	// MNT_DETACH), leaving the directory below it: for root runs only,
+	// whose view copies the host's mounts unlocked (no user namespace).
+	MountDetach MountKind = "detach"
 )
 
 // MountOp is one mount-namespace operation.

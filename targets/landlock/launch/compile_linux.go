@@ -568,6 +568,10 @@ func compileMounts(p *program, s *landlock.Spec, pre *prebuilt) error {
 			}
 		case landlock.MountDevpts:
 			compileDevpts(p)
+		case landlock.MountDetach:
+			// EINVAL: no longer a mount point (unmounted on the host
+			// since the binding), so nothing to hide.
+			p.call(what, unix.SYS_UMOUNT2, p.str(op.Path), unix.MNT_DETACH|unix.UMOUNT_NOFOLLOW, 0).tolerate(unix.EINVAL, 0)
 		case landlock.MountProc:
 			// Read-only whatever the writable roots (see kernelStateReadOnly).
 			p.call(what, unix.SYS_MOUNT, p.str("proc"), p.str("/proc"), p.str("proc"), unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, 0)

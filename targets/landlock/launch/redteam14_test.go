@@ -449,8 +449,8 @@ func TestRedTeam14MetadataMaskedHeld(t *testing.T) {
 // 3. The kernel's trace buffers.
 
 // TestRedTeam14TracefsHost: was a HOLE for root-run commands, fixed: sbx
-// run by root masks /sys/kernel/tracing and /sys/kernel/debug when they
-// are mounted (mode 0700; BindOptions.Root). The fresh /proc
+// run by root detaches /sys/kernel/tracing and /sys/kernel/debug from the
+// view when they are mounted (mode 0700; BindOptions.Root). The fresh /proc
 // hides other processes, but /sys is the host's (read-only), and
 // /sys/kernel/tracing is tracefs: mode 0700, owner root, so uid 0 passes
 // the permission check without any capability. A root-run command (in
