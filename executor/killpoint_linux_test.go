@@ -27,33 +27,23 @@ func TestKillPoints(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	points := 0
-	for birth := 1; birth <= 8; birth++ {
-		reached := false
-		for call := 0; call <= 500; call++ {
-			p := killpoint.Point{Birth: birth, Syscall: call}
-			token := nonce()
-			cmd := exec.Command(os.Args[0], "-test.run=^$")
-			cmd.Env = append(os.Environ(), helperEnv+"="+string(ContainmentPIDNamespace), helperScriptEnv+"=sleep 30; : "+token)
-			o, err := killpoint.Run(cmd, p, killpoint.Options{Settle: 5 * time.Second, Until: sleep})
-			if err != nil {
-				t.Fatalf("%v: %v", p, err)
-			}
-			if len(o.Survivors) > 0 {
-				t.Errorf("killed at %v (%s): alive after the executor died: %s", p, o.Syscall, strings.Join(o.Survivors, "; "))
-			}
-			if pids := withToken(token); len(pids) > 0 {
-				t.Errorf("killed at %v: processes of the command left: %v", p, pids)
-			}
-			if !o.Reached {
-				break
-			}
-			reached = true
-			points++
+	var token string
+	newCmd := func(killpoint.Point) *exec.Cmd {
+		token = nonce()
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), helperEnv+"="+string(ContainmentPIDNamespace), helperScriptEnv+"=sleep 30; : "+token)
+		return cmd
+	}
+	points, err := killpoint.Sweep(newCmd, killpoint.Options{Settle: 5 * time.Second, Until: sleep}, 8, 500, func(p killpoint.Point, o killpoint.Outcome) {
+		if len(o.Survivors) > 0 {
+			t.Errorf("killed at %v (%s): alive after the executor died: %s", p, o.Syscall, strings.Join(o.Survivors, "; "))
 		}
-		if !reached {
-			break
+		if pids := withToken(token); len(pids) > 0 {
+			t.Errorf("killed at %v: processes of the command left: %v", p, pids)
 		}
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 	t.Logf("%d kill points", points)
 	if points < 3 {

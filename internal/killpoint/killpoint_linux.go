@@ -351,3 +351,32 @@ func cmdline(pid int) string {
 	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
 	return strings.ReplaceAll(strings.TrimRight(string(b), "\x00"), "\x00", " ")
 }
+
+// Sweep runs Run at every point in turn: for births 1, 2, … each system
+// call 0, 1, … of that child until it is not reached, and births until one
+// is not reached at all (at most maxBirth births and maxCall calls each).
+// newCmd makes a fresh command for each run; check gets every outcome.
+// It returns how many points were reached.
+func Sweep(newCmd func(Point) *exec.Cmd, o Options, maxBirth, maxCall int, check func(Point, Outcome)) (int, error) {
+	points := 0
+	for birth := 1; birth <= maxBirth; birth++ {
+		reached := false
+		for call := 0; call <= maxCall; call++ {
+			p := Point{Birth: birth, Syscall: call}
+			out, err := Run(newCmd(p), p, o)
+			if err != nil {
+				return points, fmt.Errorf("%v: %w", p, err)
+			}
+			check(p, out)
+			if !out.Reached {
+				break
+			}
+			reached = true
+			points++
+		}
+		if !reached {
+			break
+		}
+	}
+	return points, nil
+}

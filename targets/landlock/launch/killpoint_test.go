@@ -3,6 +3,7 @@
 package launch_test
 
 import (
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -35,38 +36,27 @@ func TestKillPoints(t *testing.T) {
 				// mkdir .git: the workspace's missing protected name starts
 				// the supervisor, one more process of sbx's.
 				script := "mkdir .git 2>/dev/null; sleep 30"
-				points := 0
-				for birth := 1; birth <= 16; birth++ {
-					reached := false
-					for call := 0; call <= 2000; call++ {
-						p := killpoint.Point{Birth: birth, Syscall: call}
-						tok := rt6Token()
-						// setpriv, not SysProcAttr.Credential: package syscall's
-						// fork changes the ids in a child that shares this
-						// process's memory, and the kernel then marks this
-						// process not dumpable (TestRedTeam7LibraryManyRuns
-						// checks it stays dumpable).
-						cmd := rt6Cmd(u, []string{"HOME=/nonexistent-killpoint", "TMPDIR=" + base}, "--profile", profile, "--cwd", ws, "--", "/bin/sh", "-c", script, tok)
-						o, err := killpoint.Run(cmd, p, killpoint.Options{Settle: 5 * time.Second, Until: sleep})
-						if err != nil {
-							t.Fatalf("%v: %v", p, err)
-						}
-						if len(o.Survivors) > 0 {
-							t.Errorf("killed at %v (%s): alive after sbx died: %s", p, o.Syscall, strings.Join(o.Survivors, "; "))
-						}
-						if left := rt11AwaitGone(tok, 3*time.Second); len(left) > 0 {
-							t.Errorf("killed at %v (%s): left %v", p, o.Syscall, left)
-							rt11KillAll(tok)
-						}
-						if !o.Reached {
-							break
-						}
-						reached = true
-						points++
+				var tok string
+				newCmd := func(killpoint.Point) *exec.Cmd {
+					tok = rt6Token()
+					// setpriv, not SysProcAttr.Credential: package syscall's
+					// fork changes the ids in a child that shares this
+					// process's memory, and the kernel then marks this
+					// process not dumpable (TestRedTeam7LibraryManyRuns
+					// checks it stays dumpable).
+					return rt6Cmd(u, []string{"HOME=/nonexistent-killpoint", "TMPDIR=" + base}, "--profile", profile, "--cwd", ws, "--", "/bin/sh", "-c", script, tok)
+				}
+				points, err := killpoint.Sweep(newCmd, killpoint.Options{Settle: 5 * time.Second, Until: sleep}, 16, 2000, func(p killpoint.Point, o killpoint.Outcome) {
+					if len(o.Survivors) > 0 {
+						t.Errorf("killed at %v (%s): alive after sbx died: %s", p, o.Syscall, strings.Join(o.Survivors, "; "))
 					}
-					if !reached {
-						break
+					if left := rt11AwaitGone(tok, 3*time.Second); len(left) > 0 {
+						t.Errorf("killed at %v (%s): left %v", p, o.Syscall, left)
+						rt11KillAll(tok)
 					}
+				})
+				if err != nil {
+					t.Fatal(err)
 				}
 				t.Logf("%d kill points", points)
 				if points < 3 {
