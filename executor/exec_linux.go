@@ -665,6 +665,7 @@ func startCommand(cfg *config, path string, stdio [3]*os.File, res *Result) (*ex
 	}
 	plan := containmentPlan(cfg)
 	var reasons []string
+	limited := false // a namespace limit was reached
 	spawner, _ := cfg.Sandbox.(Spawner)
 	for i, kind := range plan {
 		c, err := newContainer(kind, cfg)
@@ -748,6 +749,7 @@ func startCommand(cfg *config, path string, stdio [3]*os.File, res *Result) (*ex
 				// The namespace could not be set up: the next containment.
 				c.release()
 				reasons = append(reasons, fmt.Sprintf("%s: %v", kind, containmentReason(err)))
+				limited = limited || namespaceLimit(err)
 				continue
 			}
 		}
@@ -768,6 +770,7 @@ func startCommand(cfg *config, path string, stdio [3]*os.File, res *Result) (*ex
 		c.release()
 		if c.isContainmentError(err) && (i+1 < len(plan) || len(plan) == 1) {
 			reasons = append(reasons, fmt.Sprintf("%s: %v", kind, containmentReason(err)))
+			limited = limited || namespaceLimit(err)
 			continue
 		}
 		if resourceFailure(err) {
@@ -776,35 +779,34 @@ func startCommand(cfg *config, path string, stdio [3]*os.File, res *Result) (*ex
 		// The command itself could not be executed.
 		return nil, nil, nil, execFailure(cfg, kind, res, err), nil
 	}
-	all := strings.Join(reasons, "; ")
-	return nil, nil, nil, nil, fmt.Errorf("%w: %s; %s", ErrNoContainment, all, noContainmentHint(cfg, strings.Contains(all, "limit of user or PID namespaces is reached")))
+	return nil, nil, nil, nil, fmt.Errorf("%w: %s; %s", ErrNoContainment, strings.Join(reasons, "; "), noContainmentHint(cfg, limited))
 }
 
 // containmentReason says why a containment could not be set up, naming
 // the user-namespace limit when that is what failed (ENOSPC: the
 // namespaces exist, the count allowed is used up).
 func containmentReason(err error) string {
-	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EUSERS) {
+	if namespaceLimit(err) {
 		limit := readSysctl("user/max_user_namespaces")
 		return fmt.Sprintf("%v (the limit of user or PID namespaces is reached: user.max_user_namespaces = %s, user.max_pid_namespaces = %s, or the nesting depth of 32)", err, limit, readSysctl("user/max_pid_namespaces"))
 	}
 	return err.Error()
 }
 
+// namespaceLimit reports an error of creating namespaces past their limit.
+func namespaceLimit(err error) bool {
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EUSERS)
+}
+
 // startProcess starts cmd, prepared for containment kind: the init of a
 // PID namespace through nsFork where it can (see nsfork_linux.go),
 // everything else with package syscall's fork.
 func startProcess(kind Containment, cmd *exec.Cmd) (*process, error) {
-	if kind == ContainmentPIDNamespace && nsForkable(cmd) {
-		p, err := nsFork(cmd)
-		if _, ok := err.(syscall.Errno); !ok {
-			return p, err
-		}
-		// clone3 itself failed (a bare errno; the child's steps are
-		// wrapped): missing before Linux 5.3, or refused by a seccomp
-		// filter around sbx (container runtimes answer ENOSYS or EPERM).
-		// Package syscall's fork uses clone: it may work, or it reports
-		// the real error (namespaces that cannot be created).
+	// nsFork's clone asks for CLONE_PIDFD (Linux 5.2; the pidfd is polled,
+	// 5.3). Where clone itself fails, package syscall's fork would make
+	// the same call: its errno is classified as forkExec's would be.
+	if kind == ContainmentPIDNamespace && nsForkable(cmd) && pidfdUsable() {
+		return nsFork(cmd)
 	}
 	return forkExec(cmd)
 }

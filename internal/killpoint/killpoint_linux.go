@@ -80,14 +80,13 @@ func Run(cmd *exec.Cmd, p Point, o Options) (Outcome, error) {
 }
 
 type tracee struct {
-	known    bool // its creator's event was seen (what it is is known)
-	started  bool // its first stop was seen
-	process  bool // not a thread
-	ofRoot   bool // created by the program's own threads
-	inCall   bool // in a system call (syscall-enter seen, exit not yet)
-	held     bool // stopped and left stopped
-	calls    int
-	detached bool
+	known   bool // its creator's event was seen (what it is is known)
+	started bool // its first stop was seen
+	process bool // not a thread
+	ofRoot  bool // created by the program's own threads
+	inCall  bool // in a system call (syscall-enter seen, exit not yet)
+	held    bool // stopped and left stopped
+	calls   int
 }
 
 type tracer struct {

@@ -635,8 +635,8 @@ func (pl *Plan) Bind(b ir.Bindings, o BindOptions) (*Spec, *Report, error) {
 	spec.Mounts = lo.mounts
 	if o.Root {
 		for _, d := range rootOnlyKernelDirs {
-			if v.Lstat(d) == KindDir && rootOnlyDir(d) && readable(spec.Grants, d) {
-				spec.Mounts = append(spec.Mounts, MountOp{Kind: MountDetach, Path: d, Dir: true, Why: "kernel tracing and debugging interface, root's by mode alone"})
+			if rootOnlyDir(d) && readable(spec.Grants, d) {
+				spec.Mounts = append(spec.Mounts, MountOp{Kind: MountDetach, Path: d, Why: "kernel tracing and debugging interface, root's by mode alone"})
 			}
 		}
 	}
