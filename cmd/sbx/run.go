@@ -469,8 +469,17 @@ func runCommandTo(args []string, stdout, stderr *checkedWriter) int {
 	finished.Store(true)
 	received := syscall.Signal(got.Load())
 	if sp != nil {
-		sp.restoreDefaults()
-		received = sp.caught()
+		// A signal already received (it cancelled the run) keeps the
+		// handlers: a second one close behind it (Ctrl-C twice, TERM then
+		// INT from a supervisor) must not end sbx by its default action
+		// before the cancelled result is written, and the writes are
+		// bounded from here on (interruptedWriteBound). Without one, the
+		// default actions come back (see above), and the pipe is read
+		// again for a signal that arrived before they did.
+		if received = sp.caught(); received == 0 {
+			sp.restoreDefaults()
+			received = sp.caught()
+		}
 	}
 	if received != 0 {
 		// Interrupted: the result is written if the reader takes it soon,
@@ -526,7 +535,10 @@ func runCommandTo(args []string, stdout, stderr *checkedWriter) int {
 // as it would without handlers (status 128+N).
 func watchSignals(sigs <-chan os.Signal, got *atomic.Int32, finished *atomic.Bool, cancel func()) {
 	for s := range sigs {
-		if finished.Load() && exitsAfterRun {
+		// After the run, a signal ends sbx at once, unless one came before
+		// it: then the result is being written, bounded
+		// (interruptedWriteBound), and sbx ends with the first one.
+		if finished.Load() && exitsAfterRun && got.Load() == 0 {
 			os.Exit(128 + int(s.(syscall.Signal)))
 		}
 		got.CompareAndSwap(0, int32(s.(syscall.Signal)))

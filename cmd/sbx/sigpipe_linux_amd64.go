@@ -96,9 +96,10 @@ func (sp *sigpipe) caught() syscall.Signal {
 }
 
 // restoreDefaults gives SIGINT, SIGTERM and SIGHUP their default action
-// again once the run has ended: a signal then ends sbx at once, also while
-// it writes its result to a reader that has stopped reading. A signal
-// that arrived before stays in the pipe (caught).
+// again once the run has ended without one: a signal then ends sbx at
+// once, also while it writes its result to a reader that has stopped
+// reading. A signal that arrived before stays in the pipe (caught). After
+// a run that a signal cancelled, the handlers stay (see runCommandTo).
 func (sp *sigpipe) restoreDefaults() {
 	sa := kernelSigaction{handler: 0 /* SIG_DFL */, mask: 0}
 	for _, s := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {

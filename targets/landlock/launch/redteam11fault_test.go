@@ -1407,8 +1407,13 @@ func rt11Wait2(cmd *exec.Cmd, limit time.Duration) int {
 }
 
 // TestRedTeam11FaultDoubleSignal: two SIGINTs (or SIGINT then SIGTERM)
-// 0-2 ms apart while the command runs: sbx ends once with 128+first
-// signal and a cancelled result; nothing survives.
+// 0-2 ms apart while the command runs: sbx ends once, by itself (not by
+// the second signal's default action once the run has ended: session 9
+// found that on a slower VM), with 128+N for one of the two signals and
+// a cancelled result written; nothing survives. Which of two signals sent
+// this close is "first" is not sbx's to see: both are process-directed,
+// the kernel may hand them to two threads, and their handlers then race
+// (on a virtual CPU the host can pause, 1-2 ms do not order them).
 func TestRedTeam11FaultDoubleSignal(t *testing.T) {
 	asUser(t, func(t *testing.T, u user) {
 		_, ws := rt11Dir(t, u)
@@ -1430,7 +1435,7 @@ func TestRedTeam11FaultDoubleSignal(t *testing.T) {
 				st := rt11Wait2(cmd, 10*time.Second)
 				var r rt6Result
 				json.Unmarshal(out.Bytes(), &r)
-				if st != 128+int(pair[0]) || !r.Cancelled {
+				if (st != 128+int(pair[0]) && st != 128+int(pair[1])) || !r.Cancelled {
 					t.Errorf("%s %v: status %d, result %.300q", profile, pair, st, out.Bytes())
 				}
 				if left := rt11AwaitGone(tok, 3*time.Second); len(left) > 0 {
