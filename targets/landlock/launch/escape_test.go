@@ -315,6 +315,9 @@ type tcase struct {
 	only string
 	// controlRoot runs the control only as root.
 	controlRoot bool
+	// int80 marks a case of the 32-bit entry: skipped where int 0x80
+	// faults without a sandbox (rx14Int80Faults), so there is none.
+	int80 bool
 }
 
 func ws(f *fixture) string    { return f.ws }
@@ -425,7 +428,7 @@ func cases() []tcase {
 		{name: "mptcp", profile: "workspace", cwd: ws, op: ops("mptcp-connect", "127.0.0.1:PORTOK"), want: "EACCES"},
 		{name: "udp 127.0.0.1", profile: "workspace", cwd: ws, op: ops("udp-send", "127.0.0.1:9"), want: "EACCES", control: "ok"},
 		{name: "udp ::1", profile: "workspace", cwd: ws, op: ops("udp-send", "[::1]:9"), want: "EACCES", control: "ok"},
-		{name: "udp via int 0x80", profile: "workspace", cwd: ws, op: ops("udp-int80"), want: "ENOSYS", control: "ok"},
+		{name: "udp via int 0x80", profile: "workspace", cwd: ws, op: ops("udp-int80"), want: "ENOSYS", control: "ok", int80: true},
 		{name: "io_uring", profile: "workspace", cwd: ws, op: ops("io-uring"), want: "EPERM", control: "ok"},
 		{name: "raw socket", profile: "workspace", cwd: ws, op: ops("raw"), want: "EACCES", only: "root", control: "ok"},
 		{name: "icmp datagram socket", profile: "workspace", cwd: ws, op: ops("icmp-dgram"), want: "EACCES"},
@@ -582,6 +585,9 @@ func TestEscapes(t *testing.T) {
 					continue
 				}
 				t.Run(c.name, func(t *testing.T) {
+					if c.int80 && rx14Int80Faults(t) {
+						t.Skip("int 0x80 faults on this machine without a sandbox (no 32-bit entry: a PVM guest, say): there is nothing to escape through")
+					}
 					f := newFixture(t, u)
 					op := c.op(f)
 					for i := range op {
