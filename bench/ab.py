@@ -6,8 +6,13 @@ machine's drift over all commands, which comparing separate batches does not.
     python3 bench/ab.py 500 '/bin/true' 'VAR=1 ./sbx run -- /bin/true'
 
 A leading NAME=value sets an environment variable for that command. The
-timings include Python's own fork and exec, the same for every command."""
+timings include Python's own fork and exec, the same for every command.
+
+The ratio printed against the first command is the median of the
+per-round ratios with a 95% bootstrap interval: a change whose interval
+contains 1.000 has not been shown to matter."""
 import os
+import random
 import statistics
 import subprocess
 import sys
@@ -28,6 +33,12 @@ def parse(cmd):
 def measure(rounds, cmds):
     """Runs each command once per round, interleaved, and returns each
     command's median wall time in seconds."""
+    return [statistics.median(t) for t in measure_rounds(rounds, cmds)]
+
+
+def measure_rounds(rounds, cmds):
+    """Runs each command once per round, interleaved, and returns every
+    command's wall times in seconds, one per round in round order."""
     parsed = [parse(c) for c in cmds]
     times = [[] for _ in cmds]
     n = len(cmds)
@@ -41,16 +52,30 @@ def measure(rounds, cmds):
             t = time.perf_counter()
             subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             times[i].append(time.perf_counter() - t)
-    return [statistics.median(t) for t in times]
+    return times
+
+
+def paired_ratio(times, base, rounds_resampled=2000, seed=1):
+    """Median over rounds of times[r] / base[r], with a 95% bootstrap
+    interval. Pairing each run with the base command's run of the same
+    round cancels the machine's drift, which moves both alike; the median
+    of the two columns does not."""
+    ratios = sorted(t / b for t, b in zip(times, base))
+    rng = random.Random(seed)
+    n = len(ratios)
+    meds = sorted(statistics.median(rng.choices(ratios, k=n)) for _ in range(rounds_resampled))
+    return statistics.median(ratios), meds[int(0.025 * len(meds))], meds[int(0.975 * len(meds)) - 1]
 
 
 def main():
     rounds = int(sys.argv[1])
     cmds = sys.argv[2:]
-    medians = measure(rounds, cmds)
-    base = medians[0]
-    for c, m in zip(cmds, medians):
-        print(f"{c:60s} median {m * 1000:7.3f} ms  x{m / base:5.2f}")
+    times = measure_rounds(rounds, cmds)
+    base = times[0]
+    for c, t in zip(cmds, times):
+        r, lo, hi = paired_ratio(t, base)
+        print(f"{c:60s} median {statistics.median(t) * 1000:7.3f} ms"
+              f"  x{r:5.3f} [{lo:5.3f}, {hi:5.3f}] paired")
 
 
 if __name__ == "__main__":

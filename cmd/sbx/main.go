@@ -5,6 +5,9 @@ package main
 import (
 	"os"
 
+	// Its init runs before the other packages': it populates the heap that
+	// they and the run touch next, and grows the stack once.
+	_ "github.com/sbx-dev/sbx/internal/prefault"
 	"github.com/sbx-dev/sbx/internal/starttrace"
 	"github.com/sbx-dev/sbx/targets/landlock/launch"
 )

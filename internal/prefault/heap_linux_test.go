@@ -1,0 +1,106 @@
+//go:build linux && (amd64 || arm64)
+
+package prefault
+
+import (
+	"testing"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+func TestPopulateRange(t *testing.T) {
+	const base = 0x7000_0000_0000 // a chunk boundary
+	for _, tc := range []struct {
+		name       string
+		a          uintptr
+		start, end uintptr
+	}{
+		{"chunk start", base, base, base + heapBytes},
+		{"inside a page", base + 0x1234, base, base + heapBytes},
+		{"aligned down", base + alignBytes + 8, base + alignBytes, base + alignBytes + heapBytes},
+		{"cut at the chunk's end", base + chunkBytes - alignBytes + 8, base + chunkBytes - alignBytes, base + chunkBytes},
+		{"last byte of the chunk", base + chunkBytes - 1, base + chunkBytes - alignBytes, base + chunkBytes},
+	} {
+		start, end := populateRange(tc.a)
+		if start != tc.start || end != tc.end {
+			t.Errorf("%s: populateRange(%#x) = [%#x, %#x), want [%#x, %#x)", tc.name, tc.a, start, end, tc.start, tc.end)
+		}
+	}
+}
+
+// resident counts the pages of b that mincore reports resident.
+func resident(t *testing.T, b []byte) int {
+	t.Helper()
+	vec := make([]byte, (len(b)+unix.Getpagesize()-1)/unix.Getpagesize())
+	if _, _, e := unix.Syscall(unix.SYS_MINCORE, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)), uintptr(unsafe.Pointer(&vec[0]))); e != 0 {
+		t.Fatalf("mincore: %v", e)
+	}
+	n := 0
+	for _, v := range vec {
+		n += int(v & 1)
+	}
+	return n
+}
+
+// TestPopulateFrom runs the real system call on a mapping laid out as the
+// Go heap is (read-write chunks, PROT_NONE beyond): the range from the
+// anchor to the chunk's end becomes resident, and nothing past it.
+func TestPopulateFrom(t *testing.T) {
+	// Two chunks' room to find an aligned one, then one chunk's worth of
+	// PROT_NONE after it, as the runtime reserves its arena.
+	m, err := unix.Mmap(-1, 0, 3*chunkBytes, unix.PROT_NONE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Munmap(m)
+	base := (uintptr(unsafe.Pointer(&m[0])) + chunkBytes - 1) &^ (chunkBytes - 1)
+	off := base - uintptr(unsafe.Pointer(&m[0]))
+	chunk := m[off : off+chunkBytes]
+	if err := unix.Mprotect(chunk, unix.PROT_READ|unix.PROT_WRITE); err != nil {
+		t.Fatal(err)
+	}
+	if n := resident(t, chunk); n != 0 {
+		t.Fatalf("%d pages resident before", n)
+	}
+	page := uintptr(unix.Getpagesize())
+
+	// Near the start: heapBytes from the aligned anchor.
+	start, end, errno := populateFrom(base + alignBytes + 100)
+	if errno != 0 {
+		if errno == uintptr(unix.EINVAL) {
+			t.Skip("no MADV_POPULATE_WRITE (Linux 5.14)")
+		}
+		t.Fatalf("madvise: errno %d", errno)
+	}
+	if start != base+alignBytes || end != start+heapBytes {
+		t.Fatalf("range [%#x, %#x)", start, end)
+	}
+	if got, want := resident(t, chunk), int(heapBytes/page); got != want {
+		t.Errorf("%d pages resident, want %d", got, want)
+	}
+	if n := resident(t, chunk[:alignBytes]); n != 0 {
+		t.Errorf("%d pages resident below the anchor's aligned start", n)
+	}
+
+	// Near the end: cut at the chunk's end, where PROT_NONE starts (the
+	// call would fail with ENOMEM past it).
+	_, end, errno = populateFrom(base + chunkBytes - 3*alignBytes)
+	if errno != 0 || end != base+chunkBytes {
+		t.Fatalf("near the end: end %#x, errno %d", end, errno)
+	}
+	if n := resident(t, chunk[chunkBytes-3*alignBytes:]); n != int(3*alignBytes/page) {
+		t.Errorf("near the end: %d pages resident, want %d", n, 3*alignBytes/page)
+	}
+}
+
+// TestMadviseErrno: the raw call returns the errno, not a negative value.
+func TestMadviseErrno(t *testing.T) {
+	if e := madvise(1, uintptr(unix.Getpagesize()), madvPopulateWrite); e != uintptr(unix.EINVAL) {
+		t.Errorf("unaligned address: errno %d, want EINVAL (%d)", e, unix.EINVAL)
+	}
+	var b [1]byte
+	if e := madvise(uintptr(unsafe.Pointer(&b[0]))&^4095, 4096, 0xffff); e != uintptr(unix.EINVAL) {
+		t.Errorf("unknown advice: errno %d, want EINVAL (%d)", e, unix.EINVAL)
+	}
+}

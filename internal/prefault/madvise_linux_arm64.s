@@ -1,0 +1,14 @@
+#include "textflag.h"
+
+// func madvise(addr, n, advice uintptr) uintptr
+//
+// madvise returns 0 or -errno: negated, the errno or 0.
+TEXT ·madvise(SB),NOSPLIT,$0-32
+	MOVD	addr+0(FP), R0
+	MOVD	n+8(FP), R1
+	MOVD	advice+16(FP), R2
+	MOVD	$233, R8 // SYS_madvise
+	SVC
+	NEG	R0, R0
+	MOVD	R0, ret+24(FP)
+	RET
