@@ -318,8 +318,8 @@ func runCommandTo(args []string, stdout, stderr *checkedWriter) int {
 	// and starting the command (see OnStart below).
 	//
 	// The signal pipe is installed only right before the run: until then
-	// (and again once the run has ended, see restoreDefaults) the signals
-	// keep their default action, so that sbx blocked elsewhere (reading an
+	// (and again once the run has ended without a signal, see
+	// restoreDefaults) the signals keep their default action, so that sbx blocked elsewhere (reading an
 	// artifact from a pipe, writing its result to a reader that stopped
 	// reading) still ends on SIGTERM or SIGINT; nothing needs cleaning up
 	// then (an early init follows sbx's exit).
