@@ -18,7 +18,10 @@ const (
 	// alignBytes aligns the start down for any page size of the
 	// architectures here (4, 16 or 64 KiB).
 	alignBytes = 64 << 10
-	// madvPopulateWrite is MADV_POPULATE_WRITE (Linux 5.14).
+	// madvPopulateWrite is MADV_POPULATE_WRITE (Linux 5.14), written out
+	// rather than taken from golang.org/x/sys/unix: the package imports
+	// nothing, so that its init runs before the other packages' (see
+	// TestImportsNothing).
 	madvPopulateWrite = 23
 )
 
