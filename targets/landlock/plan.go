@@ -373,9 +373,9 @@ func networkFidelity(n ir.Network, supervise bool) []Fidelity {
 	socks := "Unix socket connections are denied by seccomp (restrictive: also to sockets the command creates itself, and to abstract sockets)"
 	switch {
 	case supervise && len(n.UnixSockets) > 0:
-		socks = "Unix connect() goes to the seccomp supervisor: only the listed sockets can be connected to (restrictive: not sockets the command creates itself, nor abstract ones)"
+		socks = "Unix connect() goes to the seccomp supervisor: only the listed sockets can be connected to (restrictive: not sockets the command creates itself, nor abstract ones); listen() on a Unix socket is refused (it could serve only host processes, in place of a host service's socket in a shared writable directory)"
 	case n.Mode == ir.NetworkNone:
-		socks = "connect() is denied by seccomp, so no Unix socket can be connected to (restrictive: also sockets the command creates itself)"
+		socks = "connect() is denied by seccomp, so no Unix socket can be connected to (restrictive: also sockets the command creates itself); listen() is denied too (a listening Unix socket could serve only host processes, in place of a host service's socket in a shared writable directory)"
 	}
 	switch n.Mode {
 	case ir.NetworkNone:
@@ -395,6 +395,12 @@ func networkFidelity(n ir.Network, supervise bool) []Fidelity {
 			level = LevelPartial
 			detail += "; NOT ENFORCED: listen() on a socket that was never bound picks an ephemeral port, which Landlock does not check (closing it needs the seccomp user-notification supervisor, not available here)"
 		}
+		if supervise {
+			detail += "; binding an abstract or autobound Unix name (on a socketpair end) denied by the seccomp supervisor (the sandbox shares the host's network namespace, so the name would be the host's)"
+		} else {
+			level = LevelPartial
+			detail += "; NOT ENFORCED: a socketpair end can be bound to an abstract Unix name, which is the host's (a host service binding it later fails; refusing it needs the seccomp user-notification supervisor, not available here)"
+		}
 		out = append(out, Fidelity{Rule: "network ports", Source: n.Source, Level: level, Mechanism: "seccomp", Detail: detail, MinABI: 6})
 		for _, r := range n.ConnectTCP {
 			out = append(out, Fidelity{Rule: "connect_tcp " + r.String(), Source: r.Source, Level: LevelExact, MinABI: 4})
@@ -403,8 +409,12 @@ func networkFidelity(n ir.Network, supervise bool) []Fidelity {
 			out = append(out, Fidelity{Rule: "bind_tcp " + r.String(), Source: r.Source, Level: LevelExact, MinABI: 4})
 		}
 	case ir.NetworkFull:
+		detail := "no network restriction; " + socks
+		if supervise {
+			detail += "; binding an abstract or autobound Unix name (on a socketpair end) denied by the seccomp supervisor (the sandbox shares the host's network namespace, so the name would be the host's)"
+		}
 		out = append(out, Fidelity{Rule: "network full", Source: n.Source, Level: LevelSupplementary, Mechanism: "seccomp",
-			Detail: "no network restriction; " + socks, MinABI: 1})
+			Detail: detail, MinABI: 1})
 	}
 	for _, s := range n.UnixSockets {
 		if supervise {

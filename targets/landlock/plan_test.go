@@ -213,9 +213,11 @@ func TestLayoutAgainstModel(t *testing.T) {
 }
 
 // TestStrictRefusesPartialRules: a rule the launcher can only partly
-// enforce (bind ports: listen() on an unbound socket picks an unchecked
-// ephemeral port) is refused unless degraded mode is allowed, and then the
-// report says the run is degraded and names the rule.
+// enforce without the seccomp supervisor (ports mode: listen() on an
+// unbound socket picks an unchecked ephemeral port, an abstract name bound
+// on a socketpair end is the host's) is refused unless degraded mode is
+// allowed, and then the report says the run is degraded and names the
+// rule.
 func TestStrictRefusesPartialRules(t *testing.T) {
 	p := &ir.Profile{Name: "binds", Filesystem: ir.Filesystem{
 		Rules: []ir.PathRule{{Path: ir.Path{Anchor: "root"}, Access: ir.Read}},
@@ -236,10 +238,20 @@ func TestStrictRefusesPartialRules(t *testing.T) {
 	if !rep.Degraded {
 		t.Error("degraded Bind: report not marked degraded")
 	}
-	// Without bind ports the same profile is enforced exactly enough to run.
+	// With the supervisor, the same profile is enforced exactly enough to
+	// run.
+	if _, _, err := pl.Bind(ir.Bindings{}, landlock.BindOptions{KernelABI: 7, View: v, Supervise: true}); err != nil {
+		t.Fatalf("supervised: %v", err)
+	}
+	// Without bind ports, but also without the supervisor: an abstract
+	// Unix name bound on a socketpair end would be the host's.
 	p.Network.BindTCP = nil
 	pl, _ = landlock.Compile(p)
-	if _, _, err := pl.Bind(ir.Bindings{}, landlock.BindOptions{KernelABI: 7, View: v}); err != nil {
-		t.Fatalf("no bind ports: %v", err)
+	_, _, err = pl.Bind(ir.Bindings{}, landlock.BindOptions{KernelABI: 7, View: v})
+	if !errors.Is(err, landlock.ErrNotExact) || !strings.Contains(err.Error(), "abstract Unix name") {
+		t.Fatalf("no bind ports, unsupervised: err = %v, want ErrNotExact naming abstract names", err)
+	}
+	if _, _, err := pl.Bind(ir.Bindings{}, landlock.BindOptions{KernelABI: 7, View: v, Supervise: true}); err != nil {
+		t.Fatalf("no bind ports, supervised: %v", err)
 	}
 }

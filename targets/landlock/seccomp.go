@@ -25,11 +25,20 @@ type SeccompSpec struct {
 	// NotifyConnect sends every connect() to the supervisor, which performs
 	// it only towards listed Unix sockets and allowed ports.
 	NotifyConnect bool `json:"notify_connect,omitempty"`
-	// DenyListen denies listen() (ports mode without bind ports).
+	// DenyListen denies listen() (mode none, and ports mode without bind
+	// ports). Nothing in the sandbox can connect to a Unix socket it
+	// listens on (connect() reaches listed sockets only), so such a socket
+	// could only serve the host's processes: bound in a writable directory
+	// they share (/tmp), in place of a host service's socket that the
+	// command removed (tmux, ssh-agent, gpg-agent), it would take over
+	// every host client of that service.
 	DenyListen bool `json:"deny_listen,omitempty"`
-	// NotifyListen sends listen() to the supervisor, which refuses sockets
-	// not bound to a listed port (a listen() on an unbound TCP socket would
-	// pick an ephemeral port that Landlock never checks).
+	// NotifyListen sends listen() to the supervisor, which refuses Unix
+	// sockets (see DenyListen) and, in ports mode, internet sockets not
+	// bound to a listed port (a listen() on an unbound TCP socket would
+	// pick an ephemeral port that Landlock never checks). Set in ports mode
+	// with bind ports and in full mode where Unix sockets can be created
+	// (listed sockets).
 	NotifyListen bool `json:"notify_listen,omitempty"`
 	// DenyFastOpen denies sendto, sendmsg and sendmmsg with MSG_FASTOPEN
 	// (EACCES): TCP Fast Open connects a socket without connect(), the only
@@ -46,9 +55,11 @@ type SeccompSpec struct {
 	// flags and mode are behind a pointer; libc falls back to openat).
 	NotifyCreate bool `json:"notify_create,omitempty"`
 	// NotifyBind sends bind() to the supervisor, which refuses abstract
-	// and autobound Unix addresses: set where Unix sockets are allowed
-	// without a network namespace of the sandbox's own (listed sockets in
-	// ports and full modes), where such a name would be the host's.
+	// and autobound Unix addresses: set wherever the sandbox has no network
+	// namespace of its own (ports and full modes always share the host's;
+	// mode none has one only without the supervisor or the Landlock
+	// scopes), where such a name would be the host's: a socketpair end
+	// (always allowed) can be bound to one.
 	NotifyBind bool `json:"notify_bind,omitempty"`
 	// NotifyWatch sends inotify_add_watch to the supervisor, which adds the
 	// watch only on a directory or regular file the command may read (on
@@ -75,6 +86,7 @@ func seccompFor(n ir.Network, abi int, supervise bool) SeccompSpec {
 		s.UnixSocket = true
 		s.DenyFastOpen = true
 		s.DenyConnect = true
+		s.DenyListen = true
 		// Without a network namespace of its own (see Spec.NewNet), an
 		// abstract name the command binds would be the host's.
 		s.NotifyBind = supervise && abi >= 6
@@ -87,12 +99,20 @@ func seccompFor(n ir.Network, abi int, supervise bool) SeccompSpec {
 		case supervise:
 			s.NotifyListen = true
 		}
+		// The host's network namespace: an abstract name bound on a
+		// socketpair end (always allowed), or autobound, is the host's,
+		// and a host service that binds it later fails (EADDRINUSE).
+		s.NotifyBind = supervise
+	case ir.NetworkFull:
+		s.NotifyBind = supervise // as in ports mode
 	}
 	if supervise && len(n.UnixSockets) > 0 {
 		s.UnixSocket = true
 		s.DenyConnect = false
 		s.NotifyConnect = true
-		s.NotifyBind = s.NotifyBind || n.Mode != ir.NetworkNone
+		// Unix sockets can now be created in full mode: listen() goes to
+		// the supervisor, which refuses them (see DenyListen).
+		s.NotifyListen = s.NotifyListen || n.Mode == ir.NetworkFull
 	}
 	return s
 }
@@ -148,10 +168,18 @@ func SeccompSummary(s SeccompSpec) []string {
 		out = append(out, "sendto/sendmsg/sendmmsg with MSG_FASTOPEN: EACCES (TCP Fast Open connects without connect(), which Landlock checks)")
 	}
 	if s.DenyListen {
-		out = append(out, "listen(): EACCES (no bind port is listed)")
+		if s.Network == ir.NetworkNone {
+			out = append(out, "listen(): EACCES (nothing in the sandbox may connect to a Unix socket it listens on: it would serve only host processes, e.g. in place of a host service's socket in /tmp)")
+		} else {
+			out = append(out, "listen(): EACCES (no bind port is listed; a Unix socket would serve only host processes)")
+		}
 	}
 	if s.NotifyListen {
-		out = append(out, "listen(): to the supervisor: an internet socket that was never bound (listen would pick an ephemeral port Landlock does not check): EACCES; otherwise the supervisor listens on the socket it checked (its port was checked by Landlock at bind)")
+		if s.Network == ir.NetworkPorts {
+			out = append(out, "listen(): to the supervisor: a Unix socket (it would serve only host processes, e.g. in place of a host service's socket in /tmp) or an internet socket that was never bound (listen would pick an ephemeral port Landlock does not check): EACCES; otherwise the supervisor listens on the socket it checked (its port was checked by Landlock at bind)")
+		} else {
+			out = append(out, "listen(): to the supervisor: a Unix socket (it would serve only host processes, e.g. in place of a host service's socket in /tmp): EACCES; otherwise the supervisor listens on the socket it checked")
+		}
 	}
 	if s.NotifyBind {
 		out = append(out, "bind(): to the supervisor, which refuses abstract and autobound Unix addresses (EACCES: without a network namespace of its own they would be the host's); setsockopt SO_PASSCRED and SO_PASSPIDFD (they autobind on send or connect): EACCES")

@@ -89,6 +89,31 @@ profile "t-bind" {
   }
 }
 
+profile "t-sockbind" {
+  filesystem {
+    read  = [root]
+    write = [cwd]
+  }
+  network {
+    mode         = "ports"
+    reason       = "test"
+    bind_tcp     = [PORTOK]
+    unix_sockets = ["SOCKDIR/listed.sock"]
+  }
+}
+
+profile "t-sockfull" {
+  filesystem {
+    read  = [root]
+    write = [cwd]
+  }
+  network {
+    mode         = "full"
+    reason       = "test"
+    unix_sockets = ["SOCKDIR/listed.sock"]
+  }
+}
+
 profile "t-narrow" {
   filesystem {
     read    = [cwd]
@@ -473,6 +498,29 @@ func cases() []tcase {
 		{name: "bind ports: listen unbound ::1", profile: "@t-bind", cwd: ws, op: ops("tcp-listen", "[::1]:0"), want: "EACCES", control: "ok"},
 		{name: "bind ports: listen on the listed port", profile: "@t-bind", cwd: ws, op: ops("tcp-bind-listen", "127.0.0.2:PORTOK"), want: "ok"},
 		{name: "bind ports: bind an unlisted port", profile: "@t-bind", cwd: ws, op: ops("tcp-bind-listen", "127.0.0.2:PORTNO"), want: "EACCES", control: "ok"},
+		// listen() on a Unix socket: nothing in the sandbox could connect
+		// to it, so it would serve only host processes (in place of a host
+		// service's socket in a shared writable directory): refused in
+		// every mode, by the filter (none; ports without bind ports) or the
+		// supervisor (bind ports; full with listed sockets).
+		{name: "none: unix listen", profile: "workspace", cwd: ws, op: ops("unix-listen", "WS/l.sock"), want: "EACCES", control: "ok"},
+		{name: "none+listed: unix listen", profile: "@t-sock", cwd: ws, op: ops("unix-listen", "WS/l.sock"), want: "EACCES", control: "ok"},
+		{name: "ports+listed: unix listen", profile: "@t-sockports", cwd: ws, op: ops("unix-listen", "WS/l.sock"), want: "EACCES", control: "ok"},
+		{name: "bind ports+listed: unix listen", profile: "@t-sockbind", cwd: ws, op: ops("unix-listen", "WS/l.sock"), want: "EACCES", control: "ok"},
+		{name: "bind ports+listed: listen on the listed port", profile: "@t-sockbind", cwd: ws, op: ops("tcp-bind-listen", "127.0.0.2:PORTOK"), want: "ok"},
+		{name: "bind ports+listed: listen unbound", profile: "@t-sockbind", cwd: ws, op: ops("tcp-listen", "127.0.0.1:0"), want: "EACCES", control: "ok"},
+		{name: "full+listed: unix listen", profile: "@t-sockfull", cwd: ws, op: ops("unix-listen", "WS/l.sock"), want: "EACCES", control: "ok"},
+		{name: "full+listed: listen unbound (full: any port)", profile: "@t-sockfull", cwd: ws, op: ops("tcp-listen", "127.0.0.1:0"), want: "ok"},
+		{name: "full+listed: listen on a bound port", profile: "@t-sockfull", cwd: ws, op: ops("tcp-bind-listen", "127.0.0.2:PORTNO"), want: "ok"},
+		{name: "full+listed: listed unix socket", profile: "@t-sockfull", cwd: ws, op: ops("unix-connect", "BIN/listed.sock"), want: "ok"},
+		// An abstract name bound on a socketpair end (always allowed) is
+		// the host's in every mode without a network namespace of its own.
+		{name: "none: socketpair bound to an abstract name", profile: "workspace", cwd: ws, op: ops("socketpair-bind", "@sbx-escape-sp-bind"), want: "EACCES", control: "ok"},
+		{name: "ports: socketpair bound to an abstract name", profile: "@t-ports", cwd: ws, op: ops("socketpair-bind", "@sbx-escape-sp-bind"), want: "EACCES", control: "ok"},
+		{name: "bind ports: socketpair bound to an abstract name", profile: "@t-bind", cwd: ws, op: ops("socketpair-bind", "@sbx-escape-sp-bind"), want: "EACCES", control: "ok"},
+		{name: "full: socketpair bound to an abstract name", profile: "@t-full", cwd: ws, op: ops("socketpair-bind", "@sbx-escape-sp-bind"), want: "EACCES", control: "ok"},
+		{name: "full: socketpair autobound", profile: "@t-full", cwd: ws, op: ops("socketpair-bind", ""), want: "EACCES", control: "ok"},
+		{name: "full: tcp listen unbound", profile: "@t-full", cwd: ws, op: ops("tcp-listen", "127.0.0.1:0"), want: "ok"},
 		{name: "full: unlisted unix socket", profile: "@t-full", cwd: ws, op: ops("unix-connect", "UNIXSOCK"), want: "EACCES", control: "ok"},
 		{name: "full: tcp", profile: "@t-full", cwd: ws, op: ops("tcp-connect", "127.0.0.1:PORTOK"), want: "ok"},
 		{name: "none: unix socket", profile: "workspace", cwd: ws, op: ops("unix-connect", "UNIXSOCK"), want: "EACCES", control: "ok"},

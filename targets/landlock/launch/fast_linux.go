@@ -18,6 +18,7 @@ import (
 
 	"github.com/sbx-dev/sbx/executor"
 	"github.com/sbx-dev/sbx/internal/starttrace"
+	"github.com/sbx-dev/sbx/ir"
 	"github.com/sbx-dev/sbx/targets/landlock"
 )
 
@@ -572,6 +573,9 @@ func (l *lazySupervisor) start() (*os.Process, error) {
 	}
 	if l.spec.Seccomp.NotifyBind {
 		flags += "a"
+	}
+	if l.spec.Seccomp.Network == ir.NetworkPorts {
+		flags += "p"
 	}
 	p.call("dup3(/proc)", unix.SYS_DUP3, 0, supProcFD, 0).from(0, proc)
 	p.call("close_range", unix.SYS_CLOSE_RANGE, supProcFD+1, ^uintptr(0), closeRangeCloex)

@@ -21,7 +21,8 @@ const (
 
 // RunHelper is the helper's entry point: args are the arguments after
 // HelperArg: "supervise"; flags ("-", or letters: r = descriptor 4 holds
-// the command's Landlock ruleset, a = refuse abstract Unix binds); the
+// the command's Landlock ruleset, a = refuse abstract Unix binds, p =
+// ports mode: listen() on an internet socket is checked); the
 // number of guarded paths; the guarded paths; then the listed Unix
 // sockets. It only returns through os.Exit.
 //
@@ -30,14 +31,14 @@ const (
 // supervisor, started on the command's first notified system call (see
 // lazySupervisor) in the command's user, mount and IPC namespaces.
 func RunHelper(args []string) {
-	if len(args) < 3 || args[0] != "supervise" || strings.Trim(args[1], "-ra") != "" {
+	if len(args) < 3 || args[0] != "supervise" || strings.Trim(args[1], "-rap") != "" {
 		fail(exitSetup, "sbx: %s is internal to sbx", HelperArg)
 	}
 	n, err := strconv.Atoi(args[2])
 	if err != nil || n < 0 || n > len(args)-3 {
 		fail(exitSetup, "sbx: %s is internal to sbx", HelperArg)
 	}
-	runSupervisor(args[3:3+n], args[3+n:], strings.Contains(args[1], "r"), strings.Contains(args[1], "a"))
+	runSupervisor(args[3:3+n], args[3+n:], strings.Contains(args[1], "r"), strings.Contains(args[1], "a"), strings.Contains(args[1], "p"))
 }
 
 func fail(code int, format string, args ...any) {

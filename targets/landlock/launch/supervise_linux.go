@@ -120,7 +120,10 @@ type supervisor struct {
 	// denyAbstract refuses abstract and autobound Unix addresses in bind
 	// (NotifyBind: no network namespace of the sandbox's own).
 	denyAbstract bool
-	work         chan func()
+	// portsMode: listen() on an internet socket is checked (ports mode);
+	// otherwise (full mode) only Unix sockets are refused.
+	portsMode bool
+	work      chan func()
 	// devLinks maps the standard links of /dev that point into
 	// /proc/self (fd, stdin, stdout, stderr) to their target below it.
 	devLinks map[string]string
@@ -137,7 +140,7 @@ const (
 // command's user, mount and IPC namespaces (not its PID namespace: the
 // command cannot see, signal or trace it). It serves the listener until
 // sbx kills it when the command has exited; it never returns.
-func runSupervisor(guarded, sockets []string, hasRuleset, denyAbstract bool) {
+func runSupervisor(guarded, sockets []string, hasRuleset, denyAbstract, portsMode bool) {
 	runtime.LockOSThread()
 	// Nothing but sbx should be able to access this process: not dumpable,
 	// so its /proc entries are root's and ptrace access needs
@@ -160,6 +163,7 @@ func runSupervisor(guarded, sockets []string, hasRuleset, denyAbstract bool) {
 	}
 	sv.sockets = sockets
 	sv.denyAbstract = denyAbstract
+	sv.portsMode = portsMode
 	for _, g := range guarded {
 		var st unix.Stat_t
 		if err := unix.Stat(path.Dir(g), &st); err != nil {
@@ -773,31 +777,6 @@ func (r *resolver) parentOf(dirfd int, p string, guard bool) (int, string, unix.
 	return pfd, last, 0
 }
 
-// foldName folds a name the way a case-insensitive directory (ext4 or
-// tmpfs casefolding, set with chattr +F) may match it, as far as a guarded
-// name can be reached: ASCII letters, and the two other characters whose
-// case folding is an ASCII letter (U+017F LATIN SMALL LETTER LONG S folds
-// to s, U+212A KELVIN SIGN to k). In such a directory ".GIT" or ".ſvn"
-// names ".git" or ".svn" for the host's tools; elsewhere refusing them
-// costs nothing anyone needs.
-func foldName(name string) string {
-	const longS, kelvin = '\u017F', '\u212A'
-	if !strings.ContainsFunc(name, func(r rune) bool { return 'A' <= r && r <= 'Z' || r == longS || r == kelvin }) {
-		return name
-	}
-	return strings.Map(func(r rune) rune {
-		switch {
-		case 'A' <= r && r <= 'Z':
-			return r + 'a' - 'A'
-		case r == longS:
-			return 's'
-		case r == kelvin:
-			return 'k'
-		}
-		return r
-	}, name)
-}
-
 // parent rewrites p and opens the directory in which its last component
 // lives, refusing a guarded name there. A path naming an open file or
 // directory itself (/proc/self/fd/N) exists: EEXIST.
@@ -1187,8 +1166,12 @@ func readStatus(procfd, tid int) (status, error) {
 // the address's, and performed on the duplicate that was checked, with the
 // address as read: never CONTINUE.
 //
-// listen: an internet socket that is not bound would get an ephemeral
-// port that Landlock does not check: EACCES. That includes a socket whose
+// listen: a Unix socket is refused (EACCES): nothing in the sandbox can
+// connect to it, so it could only serve host processes (bound in a shared
+// writable directory in place of a host service's socket, it would take
+// over that service's clients). In ports mode, an internet socket that is
+// not bound would get an ephemeral port that Landlock does not check:
+// EACCES. That includes a socket whose
 // getsockname() still shows the port of a connect() that failed or was
 // dissolved: the supervisor binds the reported address on the confined
 // worker first, which fails with EINVAL only on a bound socket. Otherwise
@@ -1202,27 +1185,34 @@ func (sv *supervisor) handleNet(n *seccompNotif, c call, tid, pidfd int) {
 	}
 	defer unix.Close(sock)
 	if c.kind == "listen" {
-		sa, err := unix.Getsockname(sock)
+		// The socket's own family decides (a Unix socket that is not bound
+		// has no address getsockname could tell by).
+		domain, err := unix.GetsockoptInt(sock, unix.SOL_SOCKET, unix.SO_DOMAIN)
 		if err != nil {
 			sv.reply(n.id, 0, errnoOf(err, unix.ENOTSOCK))
 			return
 		}
-		inet := false
-		switch a := sa.(type) {
-		case *unix.SockaddrInet4:
-			if a.Port == 0 {
-				sv.reply(n.id, 0, unix.EACCES)
-				return
-			}
-			inet = true
-		case *unix.SockaddrInet6:
-			if a.Port == 0 {
-				sv.reply(n.id, 0, unix.EACCES)
-				return
-			}
-			inet = true
+		if domain != unix.AF_INET && domain != unix.AF_INET6 {
+			sv.reply(n.id, 0, unix.EACCES)
+			return
 		}
-		if inet {
+		if sv.portsMode {
+			sa, err := unix.Getsockname(sock)
+			if err != nil {
+				sv.reply(n.id, 0, errnoOf(err, unix.ENOTSOCK))
+				return
+			}
+			port := 0
+			switch a := sa.(type) {
+			case *unix.SockaddrInet4:
+				port = a.Port
+			case *unix.SockaddrInet6:
+				port = a.Port
+			}
+			if port == 0 {
+				sv.reply(n.id, 0, unix.EACCES)
+				return
+			}
 			// getsockname reports the source port a connect() left behind
 			// even once the kernel has released it (a refused connect, one
 			// dissolved with connect(AF_UNSPEC)): the socket is unbound

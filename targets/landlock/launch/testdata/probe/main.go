@@ -191,6 +191,21 @@ func run(op string, a []string) error {
 			return err
 		}
 		return unix.Bind(fd, &unix.SockaddrUnix{Name: a[0]})
+	case "unix-listen": // bind a Unix socket at a path and listen on it
+		fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM, 0)
+		if err != nil {
+			return err
+		}
+		if err := unix.Bind(fd, &unix.SockaddrUnix{Name: a[0]}); err != nil {
+			return err
+		}
+		return unix.Listen(fd, 1)
+	case "socketpair-bind": // bind a socketpair end ("@name": abstract)
+		fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
+		if err != nil {
+			return err
+		}
+		return unix.Bind(fds[0], &unix.SockaddrUnix{Name: a[0]})
 	case "toctou": // flip a path buffer between a harmless name and .git
 		return toctou(a[0])
 	case "truncate":
