@@ -473,6 +473,36 @@ func TestSizeLimits(t *testing.T) {
 	}
 }
 
+// TestExtendsDepth: a chain of maxExtendsDepth profiles compiles; one
+// more is refused at its extends attribute, once, and the profiles below
+// it fail silently (each IR lists its whole chain: 14,000 one-line
+// profiles, within the token limit, cost 4 GB before the bound).
+func TestExtendsDepth(t *testing.T) {
+	chain := func(n int) string {
+		var b strings.Builder
+		b.WriteString("profile \"p0\" {\n  filesystem { read = [cwd] }\n}\n")
+		for i := 1; i < n; i++ {
+			fmt.Fprintf(&b, "profile \"p%d\" {\n  extends = \"p%d\"\n}\n", i, i-1)
+		}
+		return b.String()
+	}
+	res, ds := CompileSources([]Source{{Name: "t.hcl", Data: []byte(chain(maxExtendsDepth + 1))}})
+	if ds.HasErrors() || len(res.Profiles) != maxExtendsDepth+1 || len(res.Profiles[maxExtendsDepth].Extends) != maxExtendsDepth {
+		t.Fatalf("%d levels: %d profiles, %v", maxExtendsDepth, len(res.Profiles), ds)
+	}
+	res, ds = CompileSources([]Source{{Name: "t.hcl", Data: []byte(chain(maxExtendsDepth + 200))}})
+	if n := ds.Count(diag.Error); n != 1 || !ds.HasCode("too-large") || !strings.Contains(ds[0].Summary, "Extends chain too long") {
+		t.Fatalf("%d errors: %v", n, ds)
+	}
+	// The profile with one extends too many: line 2 of its declaration.
+	if r := ds[0].Range; r.Filename != "t.hcl" || r.Start.Line != 3+3*(maxExtendsDepth)+2 {
+		t.Errorf("range %v", r)
+	}
+	if len(res.Profiles) != maxExtendsDepth+1 {
+		t.Errorf("%d profiles compiled", len(res.Profiles))
+	}
+}
+
 func TestTooManyErrors(t *testing.T) {
 	src := "profile \"p\" {\n filesystem {\n read = [" + strings.Repeat(`"x", `, 200) + "]\n }\n}\n"
 	_, ds := CompileSources([]Source{{Name: "t.hcl", Data: []byte(src)}})

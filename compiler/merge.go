@@ -73,7 +73,16 @@ func (c *compilation) resolve(d *decl, stack []*decl) *resolved {
 				"Profile %q extends %q, which leads back to it: %s. A profile cannot extend itself, directly or through others.",
 				d.name, d.extends, strings.Join(names, " -> "))
 		default:
-			if pr := c.resolve(parent, append(stack, d)); pr != nil {
+			pr := c.resolve(parent, append(stack, d))
+			switch {
+			case pr == nil:
+			case len(pr.chain)+1 > maxExtendsDepth:
+				// Every profile's IR lists its whole chain: without a
+				// bound, a file of one-line profiles each extending the
+				// previous one costs memory quadratic in its length.
+				c.errorf("too-large", d.extendsRange, "Extends chain too long",
+					"Profile %q extends %q, which extends %d more profiles; a chain may hold at most %d.", d.name, d.extends, len(pr.chain), maxExtendsDepth)
+			default:
 				r = &resolved{eff: merge(pr.eff, &d.own), chain: append([]string{parent.name}, pr.chain...)}
 			}
 		}

@@ -25,6 +25,7 @@ const (
 	maxFileTokens   = 200_000 // tokens other than comments and newlines
 	maxProfileElems = 10_000  // rules, globs, names, ports and sockets in one compiled profile
 	maxCompileElems = 200_000 // the same, summed over all compiled profiles
+	maxExtendsDepth = 64      // profiles in one extends chain (each IR lists its chain)
 
 	// smallFile is the size up to which the token checks are skipped: so
 	// few tokens cannot nest or chain deeply enough to exhaust the stack,

@@ -241,16 +241,23 @@ func placeOutputs(outs []output, out string) diag.Diagnostics {
 // holds an sbx artifact (of any version). Artifacts always begin with their
 // "format" member, so reading the first token or three is enough.
 func checkOverwrite(path string) error {
-	f, err := os.Open(path)
+	// Stat first: opening a FIFO for reading would wait for a writer.
+	st, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+		return nil // a dangling symlink too: its target is created
 	}
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	st, err := f.Stat()
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file", path)
+	}
+	f, err := os.Open(path)
 	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if st, err = f.Stat(); err != nil {
 		return err
 	}
 	if !st.Mode().IsRegular() {
@@ -280,11 +287,22 @@ func checkOverwrite(path string) error {
 // writeAtomic writes data to path atomically: into a temporary file in the
 // same directory, then renamed over path, so that sbx never reads a
 // half-written artifact (nor an editor a half-formatted profile). An
-// existing file's permissions are kept.
+// existing file's permissions are kept. A symbolic link is followed (its
+// target is written, as a shell's redirection would, not the link
+// replaced), and a file with other hard links is rewritten in place (a
+// rename would split it from them), with a copy of its old contents kept
+// beside it until the write is done.
 func writeAtomic(path string, data []byte) error {
+	path, err := followLinks(path)
+	if err != nil {
+		return err
+	}
 	mode := fs.FileMode(0o644)
 	if st, err := os.Stat(path); err == nil {
 		mode = st.Mode().Perm()
+		if linkCount(st) > 1 {
+			return writeInPlace(path, data)
+		}
 	}
 	dir, base := filepath.Split(path)
 	if dir == "" {
@@ -311,4 +329,68 @@ func writeAtomic(path string, data []byte) error {
 		return err
 	}
 	return os.Rename(name, path)
+}
+
+// followLinks resolves path's last component while it is a symbolic link
+// (the directories above it are left to the kernel). The result may not
+// exist: a dangling link's target is where the file is created.
+func followLinks(path string) (string, error) {
+	for range 40 {
+		st, err := os.Lstat(path)
+		if err != nil || st.Mode()&fs.ModeSymlink == 0 {
+			return path, nil
+		}
+		target, err := os.Readlink(path)
+		if err != nil {
+			return "", err
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(filepath.Dir(path), target)
+		}
+		path = target
+	}
+	return "", fmt.Errorf("%s: too many levels of symbolic links", path)
+}
+
+// writeInPlace rewrites the file at path, which has other hard links. Its
+// old contents are first copied beside it (".NAME.*.bak"), so that a
+// failed write loses nothing: the error names the copy.
+func writeInPlace(path string, data []byte) error {
+	old, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	bak, err := os.CreateTemp(dir, "."+base+".*.bak")
+	if err != nil {
+		return err
+	}
+	_, err = bak.Write(old)
+	if err == nil {
+		err = bak.Sync()
+	}
+	if cerr := bak.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(bak.Name())
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
+	if err == nil {
+		_, err = f.Write(data)
+		if err == nil {
+			err = f.Sync()
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("%w (its previous contents are in %s)", err, bak.Name())
+	}
+	return os.Remove(bak.Name())
 }

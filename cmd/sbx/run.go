@@ -117,15 +117,11 @@ func parseRunFlags(args []string) (*runOptions, error) {
 		o.json, o.events = outputModes(fs, args)
 		return o, usagef("%v", err)
 	}
-	profileSet := false
-	fs.Visit(func(f *flag.Flag) {
-		switch f.Name {
-		case "timeout":
-			o.timeoutSet = true
-		case "profile":
-			profileSet = true
-		}
-	})
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	o.timeoutSet = set["timeout"]
+	profileSet := set["profile"]
+	fullBuffer := o.capture == "full-buffer" || o.capture == "full_buffer"
 	o.argv = fs.Args()
 	// Usage errors come with the options parsed so far (the output mode
 	// in which to report them).
@@ -139,6 +135,23 @@ func parseRunFlags(args []string) (*runOptions, error) {
 		return o, usagef("--profile and --artifact cannot be combined")
 	case profileSet && o.profile == "":
 		return o, usagef("--profile needs a name (sbx doctor lists the built-in profiles)")
+	// An empty value (an unset variable in --artifact "$ART") is not the
+	// flag left out: that would run the default profile, or in sbx's own
+	// directory.
+	case set["artifact"] && o.artifact == "":
+		return o, usagef("--artifact needs a file")
+	case set["cwd"] && o.cwd == "":
+		return o, usagef("--cwd needs a directory")
+	case set["emit"] && !o.dryRun:
+		return o, usagef("--emit needs --dry-run")
+	case set["emit"] && o.emit != "landlockconfig":
+		return o, usagef("--emit must be landlockconfig, not %q", o.emit)
+	case o.abiCap < 0:
+		return o, usagef("--landlock-abi-cap must not be negative")
+	// full-buffer keeps everything for as long as it takes: a cap, a
+	// retention or an expiration given with it would be dropped.
+	case fullBuffer && (set["output-cap"] || set["timeout"] || set["retain"]):
+		return o, usagef("--capture full-buffer has no cap and no expiration: it cannot be combined with --output-cap, --retain or --timeout")
 	case o.timeout < 0:
 		return o, usagef("--timeout must not be negative")
 	case o.outputCap.set && o.outputCap.n <= 0:
@@ -309,7 +322,9 @@ func (c *checkedWriter) failed() error {
 }
 
 func runCommandTo(args []string, stdout, stderr *checkedWriter) int {
-	// SIGINT, SIGTERM and SIGHUP cancel the command (below). sbx's main
+	// SIGINT, SIGTERM, SIGHUP and SIGQUIT cancel the command (below),
+	// except one sbx was started with ignored (nohup, a shell's background
+	// job), which stays ignored. sbx's main
 	// catches them with a signal pipe where it can (sigpipe_linux_amd64.go):
 	// the executor polls it. Otherwise (and in tests, which go on after a
 	// run) signal.Notify does, which costs a synchronous round trip to a
@@ -326,9 +341,15 @@ func runCommandTo(args []string, stdout, stderr *checkedWriter) int {
 	sigs := make(chan os.Signal, 1)
 	sigReady := make(chan struct{})
 	var sp *sigpipe
+	if exitsAfterRun {
+		// The Go runtime's own action for SIGQUIT is a dump of every
+		// goroutine and status 2; until the run, sbx ends by the kernel's
+		// (131), as SIGTERM and SIGINT end it.
+		quitByDefault()
+	}
 	if !exitsAfterRun {
 		go func() {
-			signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+			notifyCancelSignals(sigs)
 			close(sigReady)
 		}()
 	}
@@ -400,13 +421,13 @@ func runCommandTo(args []string, stdout, stderr *checkedWriter) int {
 		return fail(err)
 	}
 
-	// SIGINT, SIGTERM and SIGHUP cancel the command: SIGTERM to its process
-	// group, a short grace, then SIGKILL to whatever remains.
+	// SIGINT, SIGTERM, SIGHUP and SIGQUIT cancel the command: SIGTERM to
+	// its process group, a short grace, then SIGKILL to whatever remains.
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	if exitsAfterRun {
-		if sp, _ = fastSignals(); sp == nil {
-			signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+		if sp, _ = fastSignals(cancelSignals()); sp == nil {
+			notifyCancelSignals(sigs)
 		}
 		close(sigReady)
 	}
@@ -530,6 +551,27 @@ func runCommandTo(args []string, stdout, stderr *checkedWriter) int {
 	return res.ExitCode
 }
 
+// cancelSignals are the signals that cancel a run: the three that ask a
+// program to end, and SIGQUIT (Ctrl-\ at a terminal), whose default action
+// in a Go program is a dump of every goroutine and status 2 instead of a
+// result.
+func cancelSignals() []syscall.Signal {
+	return []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
+}
+
+// notifyCancelSignals sends the cancel signals to sigs, except those sbx
+// was started with ignored: nohup ignores SIGHUP, and a shell SIGINT (and
+// SIGQUIT) for a background job, so that they outlive a closed terminal
+// or a Ctrl-C meant for the foreground. (The Go runtime keeps an
+// inherited SIG_IGN only for SIGHUP and SIGINT.)
+func notifyCancelSignals(sigs chan<- os.Signal) {
+	for _, s := range cancelSignals() {
+		if !signal.Ignored(s) {
+			signal.Notify(sigs, s)
+		}
+	}
+}
+
 // watchSignals records the first signal sbx gets and cancels the run.
 // Once the run has finished (and sbx exits after it), a signal ends sbx
 // as it would without handlers (status 128+N).
@@ -573,6 +615,8 @@ func signalName(s syscall.Signal) string {
 		return "SIGTERM"
 	case syscall.SIGHUP:
 		return "SIGHUP"
+	case syscall.SIGQUIT:
+		return "SIGQUIT"
 	}
 	return fmt.Sprintf("signal %d", int(s))
 }

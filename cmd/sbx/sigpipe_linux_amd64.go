@@ -46,14 +46,20 @@ const (
 
 // sigpipe is an installed signal pipe.
 type sigpipe struct {
-	r, w int
+	r, w      int
+	installed []syscall.Signal // the signals whose handler it is
 }
 
-// fastSignals installs the handler for SIGINT, SIGTERM and SIGHUP. It is
+// sigIgn is SIG_IGN as rt_sigaction reports it.
+const sigIgn = 1
+
+// fastSignals installs the handler for sigs, except those that are
+// ignored (sbx inherited SIG_IGN: nohup, a shell's background job; the Go
+// runtime keeps that for SIGHUP and SIGINT), which stay ignored. It is
 // process-wide and stays installed: sbx exits right after the run. The
 // pipe's read end is above 2, so that it never collides with a standard
 // stream sbx was started without.
-func fastSignals() (*sigpipe, bool) {
+func fastSignals(sigs []syscall.Signal) (*sigpipe, bool) {
 	var p [2]int
 	if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
 		return nil, false
@@ -75,11 +81,19 @@ func fastSignals() (*sigpipe, bool) {
 	atomic.StoreInt64(&sigpipeFD, int64(sp.w))
 	handler, restorer := sigpipePCs()
 	sa := kernelSigaction{handler: handler, flags: saSiginfo | saOnstack | saRestart | saRestorer, restorer: restorer, mask: ^uint64(0)}
-	for _, s := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
+	for _, s := range sigs {
+		var old kernelSigaction
+		if _, _, e := unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(s), 0, uintptr(unsafe.Pointer(&old)), 8, 0, 0); e != 0 {
+			return nil, false
+		}
+		if old.handler == sigIgn {
+			continue
+		}
 		if _, _, e := unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(s), uintptr(unsafe.Pointer(&sa)), 0, 8, 0, 0); e != 0 {
 			// The Go runtime's handler stays for the others: fall back.
 			return nil, false
 		}
+		sp.installed = append(sp.installed, s)
 	}
 	return sp, true
 }
@@ -95,14 +109,27 @@ func (sp *sigpipe) caught() syscall.Signal {
 	return 0
 }
 
-// restoreDefaults gives SIGINT, SIGTERM and SIGHUP their default action
-// again once the run has ended without one: a signal then ends sbx at
-// once, also while it writes its result to a reader that has stopped
+// restoreDefaults gives the signals fastSignals caught their default
+// action again once the run has ended without one: a signal then ends sbx
+// at once, also while it writes its result to a reader that has stopped
 // reading. A signal that arrived before stays in the pipe (caught). After
 // a run that a signal cancelled, the handlers stay (see runCommandTo).
+// Ignored signals were never caught and stay ignored.
 func (sp *sigpipe) restoreDefaults() {
 	sa := kernelSigaction{handler: 0 /* SIG_DFL */, mask: 0}
-	for _, s := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
+	for _, s := range sp.installed {
 		unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(s), uintptr(unsafe.Pointer(&sa)), 0, 8, 0, 0)
 	}
+}
+
+// quitByDefault gives SIGQUIT the kernel's default action (end with a
+// core dump, status 131) instead of the Go runtime's, unless it is
+// ignored.
+func quitByDefault() {
+	var old kernelSigaction
+	if _, _, e := unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(syscall.SIGQUIT), 0, uintptr(unsafe.Pointer(&old)), 8, 0, 0); e != 0 || old.handler == sigIgn {
+		return
+	}
+	sa := kernelSigaction{handler: 0 /* SIG_DFL */}
+	unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(syscall.SIGQUIT), uintptr(unsafe.Pointer(&sa)), 0, 8, 0, 0)
 }

@@ -1,0 +1,8 @@
+//go:build !unix
+
+package main
+
+import "io/fs"
+
+// linkCount is 1 where FileInfo does not tell the number of hard links.
+func linkCount(fs.FileInfo) uint64 { return 1 }
