@@ -27,7 +27,7 @@ package launch_test
 // Tests that reproduce a real hole skip unless SBX_RT11_HOLES=1.
 
 import (
-	"encoding/json"
+	"bufio"
 	"net"
 	"os"
 	"os/exec"
@@ -356,9 +356,10 @@ func TestRedTeam11NestedListener(t *testing.T) {
 // scopes; --allow-degraded), network none needs a network namespace of its
 // own, which the early init predicts from the plan and the options
 // (landlock.Plan.NeedsNetNamespace) and creates in its first part. An
-// abstract name the command binds and listens on must then not be
-// reachable from the host. The control: the same helper without the
-// sandbox is reached.
+// abstract name the command binds must then not be the host's: once the
+// command reports it bound, the host binds the same name, which succeeds
+// (EADDRINUSE would mean the name is taken in the host's namespace). The
+// control: the same helper without the sandbox takes the host's name.
 func TestRedTeam11DegradedAbstractBind(t *testing.T) {
 	rt := rt11Helper(t)
 	asUser(t, func(t *testing.T, u user) {
@@ -374,49 +375,69 @@ func TestRedTeam11DegradedAbstractBind(t *testing.T) {
 			{"abi 5 no supervisor", []string{"--allow-degraded", "--landlock-abi-cap", "5", "--profile", "workspace", "--cwd", f.nogit}, []string{"SBX_LANDLOCK_NO_SUPERVISOR=1"}},
 		} {
 			name := "@sbxrt11-abs-" + strconv.Itoa(os.Getpid()) + "-" + u.name + "-" + strings.ReplaceAll(c.name, " ", "-")
-			if conn, err := net.Dial("unix", name); err == nil {
-				conn.Close()
+			if rt11AbstractTaken(t, name) {
 				t.Fatalf("%s is already bound on the host", name)
 			}
-			var cmdOut string
-			done := make(chan struct{})
-			go func() {
-				defer close(done)
-				if c.args == nil {
-					cmdOut = rt11Unsandboxed(t, u, rt, "bind", name)
-					return
+			var cmd *exec.Cmd
+			if c.args == nil {
+				argv := []string{rt, "bind", name}
+				if u.uid != 0 {
+					argv = append([]string{"setpriv", "--reuid=" + strconv.Itoa(u.uid), "--regid=" + strconv.Itoa(u.uid), "--clear-groups"}, argv...)
 				}
-				// Not rtRun: no t.Fatal off the test's goroutine.
-				out, err := rtCmd(rtOpts{u: u, args: append(append([]string{"--timeout", "20s"}, c.args...), "--", rt, "bind", name), env: append([]string{"HOME=" + f.home}, c.env...)}).Output()
-				var r rtResult
-				if jerr := json.Unmarshal(out, &r); jerr != nil {
-					cmdOut = "bad result: " + jerr.Error() + ": " + string(out)
-					if err != nil {
-						cmdOut += " (" + err.Error() + ")"
-					}
-					return
-				}
-				cmdOut = r.Stdout + r.SbxError
-			}()
-			reached := false
-			for deadline := time.Now().Add(2500 * time.Millisecond); time.Now().Before(deadline) && !reached; time.Sleep(20 * time.Millisecond) {
-				if conn, err := net.Dial("unix", name); err == nil {
-					conn.Close()
-					reached = true
+				cmd = rtCmdRaw(argv...)
+			} else {
+				// --events: the output arrives while the command runs.
+				cmd = rt6Cmd(u, append([]string{"HOME=" + f.home}, c.env...), append(append([]string{"--events", "--timeout", "20s"}, c.args...), "--", rt, "bind", name)...)
+			}
+			out, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			// The helper prints "bound" right after its bind and keeps the
+			// socket 3 s; reading ends with the run.
+			var seen strings.Builder
+			bound, taken := false, false
+			sc := bufio.NewScanner(out)
+			for sc.Scan() {
+				seen.WriteString(sc.Text() + "\n")
+				if !bound && strings.Contains(sc.Text(), "bound") {
+					bound = true
+					taken = rt11AbstractTaken(t, name)
 				}
 			}
-			<-done
-			if !strings.Contains(cmdOut, "bound") {
-				t.Errorf("%s: the command did not bind: %q", c.name, cmdOut)
+			cmd.Wait()
+			if !bound {
+				t.Errorf("%s: the command did not bind: %q", c.name, seen.String())
+				continue
 			}
-			if c.args == nil && !reached {
-				t.Errorf("control: the host did not reach %s without the sandbox", name)
+			if c.args == nil && !taken {
+				t.Errorf("control: the name the helper bound without the sandbox was free on the host (%s)", name)
 			}
-			if c.args != nil && reached {
-				t.Errorf("%s: the host reached the abstract name the sandbox bound (%s)", c.name, name)
+			if c.args != nil && taken {
+				t.Errorf("%s: the abstract name the sandbox bound is the host's (%s)", c.name, name)
 			}
 		}
 	})
+}
+
+// rt11AbstractTaken reports whether the abstract Unix name (@NAME) is
+// bound in the test's network namespace: its own bind fails with
+// EADDRINUSE (a successful bind is released at once).
+func rt11AbstractTaken(t *testing.T, name string) bool {
+	t.Helper()
+	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(fd)
+	err = unix.Bind(fd, &unix.SockaddrUnix{Name: name})
+	if err != nil && err != unix.EADDRINUSE {
+		t.Fatalf("bind %s: %v", name, err)
+	}
+	return err == unix.EADDRINUSE
 }
 
 // TestRedTeam11InitFdsAtStart: the early init is a clone of sbx and holds a

@@ -564,8 +564,10 @@ func TestRedTeam14TracefsHost(t *testing.T) {
 //     high word: EPERM;
 //   - landlock_restrict_self(-1, LOG_SUBDOMAINS_OFF), ABI 7's only call
 //     without a ruleset: ENOSYS under the supervisor (nesting is
-//     unavailable there); without it, it succeeds, and only silences the
-//     audit records of domains the command nests later (its own).
+//     unavailable there; it serves bind() in every network mode); without
+//     it (SBX_LANDLOCK_NO_SUPERVISOR, mode none in a network namespace of
+//     its own), it succeeds, and only silences the audit records of
+//     domains the command nests later (its own).
 func TestRedTeam14KernelInterfacesHeld(t *testing.T) {
 	rt := rx14Helper(t)
 	want := map[string]string{
@@ -586,12 +588,17 @@ func TestRedTeam14KernelInterfacesHeld(t *testing.T) {
 	refused := []string{"mntns_next", "mntns_prev", "pidns_parent"}
 	asUser(t, func(t *testing.T, u user) {
 		f := newFixture(t, u)
-		for _, c := range []struct{ prof, cwd, landlock string }{
-			{"workspace", f.nogit, "ENOSYS"},
-			{"@t-ports.json", f.ws, "ok"},
+		for _, c := range []struct {
+			name, prof, cwd string
+			env             []string
+			landlock        string
+		}{
+			{"workspace", "workspace", f.nogit, nil, "ENOSYS"},
+			{"t-ports", "@t-ports.json", f.ws, nil, "ENOSYS"}, // the supervisor serves bind()
+			{"read-only, no supervisor", "read-only", f.ws, []string{"SBX_LANDLOCK_NO_SUPERVISOR=1"}, "ok"},
 		} {
-			t.Run(strings.TrimPrefix(c.prof, "@"), func(t *testing.T) {
-				r := rx14Run(t, u, f.home, c.prof, c.cwd, nil, rt, "misc")
+			t.Run(c.name, func(t *testing.T) {
+				r := rx14Run(t, u, f.home, c.prof, c.cwd, c.env, rt, "misc")
 				got := rx13Fields(r.Stdout)
 				for k, w := range want {
 					if got[k] != w {
