@@ -207,6 +207,8 @@ static int cloneparent(void) {
 		int pid = clone(child, stk + sizeof stk, CLONE_PARENT | sigs[i], 0);
 		if (pid < 0) { out("clone_parent", en(-1)); continue; }
 		int pfd = syscall(SYS_pidfd_open, pid, 0);
+		/* ESRCH: already exited and reaped (by the init: it is not ours) */
+		if (pfd < 0) { ok += errno == ESRCH; continue; }
 		struct pollfd p = {pfd, POLLIN, 0};
 		poll(&p, 1, 10000); /* the child has exited */
 		/* then the init reaps it (it is the init's child, not ours) */
