@@ -96,9 +96,6 @@ func TestFoldNameMatchesXText(t *testing.T) {
 		"\u00C5\u0316", "A\u030A\u0316", "\u212B\u0316",
 		"x\u0345\u0301", "X\u0301\u0345",
 	} {
-		if ref(s) != ref(norm.NFC.String(s)) {
-			continue
-		}
 		if got, want := foldName(s), ref(s); got != want {
 			t.Errorf("foldName(%+q) = %+q, want %+q", s, got, want)
 		}
