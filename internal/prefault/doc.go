@@ -3,12 +3,15 @@
 // cmd/sbx does) runs, before the other packages' init functions, two
 // steps that replace page-by-page faults with one system call each:
 //
-//   - It populates the next MiB of the Go heap with
-//     madvise(MADV_POPULATE_WRITE). The runtime allocates pages from the
-//     lowest free address of the heap, so a short run touches a compact
-//     range just above its first allocations; each first touch is a fault
-//     (about 10 µs on a nested virtual machine measured here, where one
-//     batched page costs under 1 µs).
+//   - Where a page fault is dear, it populates the next 1.5 MiB of the Go
+//     heap with madvise(MADV_POPULATE_WRITE). The runtime allocates pages
+//     from the lowest free address of the heap, so a short run touches a
+//     compact range just above its first allocations; each first touch is
+//     a fault (about 10 µs on a nested virtual machine measured here,
+//     where one batched page costs under 1 µs). It first times two faults
+//     at the end of that range, and populates only if they cost 5 µs or
+//     more: where faults cost 2-3 µs, as on other machines measured here,
+//     populating the pages a run never touches costs more than it saves.
 //   - It grows the calling goroutine's stack to 16 KiB at once, while it
 //     holds a few frames, instead of three times later (each growth
 //     copies the stack and adjusts every frame through the tables of the

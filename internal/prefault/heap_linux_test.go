@@ -104,3 +104,39 @@ func TestMadviseErrno(t *testing.T) {
 		t.Errorf("unknown advice: errno %d, want EINVAL (%d)", e, unix.EINVAL)
 	}
 }
+
+// TestFaultsDear: the probe touches exactly the two pages alignBytes and
+// 2*alignBytes below the end of the range, and nothing else, and does not
+// probe a range too short to hold them apart from its start. Its verdict
+// depends on the machine (see dearFaultNanos) and is only logged.
+func TestFaultsDear(t *testing.T) {
+	m, err := unix.Mmap(-1, 0, chunkBytes, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Munmap(m)
+	base := uintptr(unsafe.Pointer(&m[0]))
+	page := unix.Getpagesize()
+
+	if faultsDear(base, base+2*alignBytes) {
+		t.Error("a range of 2*alignBytes was probed as dear")
+	}
+	if n := resident(t, m); n != 0 {
+		t.Fatalf("a range too short to probe: %d pages resident", n)
+	}
+
+	end := base + heapBytes
+	dear := faultsDear(base, end)
+	t.Logf("first-touch faults dear here: %v", dear)
+	if n := resident(t, m); n != 2 {
+		t.Errorf("%d pages resident after the probe, want 2", n)
+	}
+	for _, off := range []uintptr{heapBytes - alignBytes, heapBytes - 2*alignBytes} {
+		if resident(t, m[off:off+uintptr(page)]) != 1 {
+			t.Errorf("the page at %#x below the end was not touched", heapBytes-off)
+		}
+		if m[off] != 0 {
+			t.Errorf("the probe changed the byte at %#x", off)
+		}
+	}
+}

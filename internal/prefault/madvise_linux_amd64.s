@@ -12,3 +12,9 @@ TEXT ·madvise(SB),NOSPLIT,$0-32
 	NEGQ	AX
 	MOVQ	AX, ret+24(FP)
 	RET
+
+// func touch(addr uintptr)
+TEXT ·touch(SB),NOSPLIT,$0-8
+	MOVQ	addr+0(FP), DI
+	MOVB	$0, (DI)
+	RET

@@ -12,3 +12,9 @@ TEXT ·madvise(SB),NOSPLIT,$0-32
 	NEG	R0, R0
 	MOVD	R0, ret+24(FP)
 	RET
+
+// func touch(addr uintptr)
+TEXT ·touch(SB),NOSPLIT,$0-8
+	MOVD	addr+0(FP), R0
+	MOVB	ZR, (R0)
+	RET
