@@ -501,6 +501,9 @@ func startInit(flags uint64, cgroupFD int) (*initHandle, error) {
 		a.resetSignals = true
 		r, errno = cloneInit(f.cargs, a)
 	}
+	if errno == 0 {
+		steerInit(int(r), a)
+	}
 	unix.Close(pipe[1])
 	unix.Close(ctl[1])
 	unix.Close(self)
@@ -511,6 +514,33 @@ func startInit(flags uint64, cgroupFD int) (*initHandle, error) {
 	}
 	f.File = os.NewFile(uintptr(pipe[0]), "sbx-init-status")
 	return &initHandle{pid: int(r), ctl: ctl[0], f: f}, nil
+}
+
+// steerInit moves the new init off the CPU of the thread that cloned it,
+// where it would wait for that thread. The kernel mostly queues a new task
+// on its parent's CPU, and does not preempt the parent for it: sbx, busy
+// binding the profile, kept the init from running for 0.25 ms in the
+// median of 30 traced runs here (up to 1.9 ms), while the other CPU was
+// idle but for the runtime's sysmon, whose wake-ups every few tens of
+// microseconds keep that CPU from pulling the waiting task (a CPU that is
+// idle only briefly skips that balancing). Restricting the init's
+// affinity to the other CPUs moves it there at once; the init restores the
+// mask it inherited (a.affinity) as soon as its first part has come, which
+// sbx sends after this call, so that the command's process, which the
+// init's first part starts, inherits sbx's own mask. With a single CPU
+// allowed, or if a call fails, nothing is changed: the init only runs
+// later.
+func steerInit(pid int, a *initArgs) {
+	if unix.SchedGetaffinity(0, &a.affinity) != nil || a.affinity.Count() < 2 {
+		return
+	}
+	var cpu uint32
+	if _, _, e := unix.RawSyscall(unix.SYS_GETCPU, uintptr(unsafe.Pointer(&cpu)), 0, 0); e != 0 || int(cpu) >= 8*int(unsafe.Sizeof(a.affinity)) || !a.affinity.IsSet(int(cpu)) {
+		return
+	}
+	other := a.affinity
+	other.Clear(int(cpu))
+	a.steered = unix.SchedSetaffinity(pid, &other) == nil
 }
 
 // initHandle is an init started by startInit that has not yet been given
@@ -784,6 +814,11 @@ type initArgs struct {
 	// resetSignals makes the init reset every handler (no
 	// CLONE_CLEAR_SIGHAND).
 	resetSignals bool
+	// affinity is the CPU mask the init inherited, which it restores once
+	// its first part has come when sbx steered it off sbx's CPU (steered:
+	// see steerInit).
+	affinity unix.CPUSet
+	steered  bool
 	// tags are the bytes that announce the first two parts.
 	tags  [2]byte
 	slots slotTable
@@ -948,6 +983,12 @@ func initMain(a *initArgs) {
 			r, _, e = syscall.RawSyscall(unix.SYS_READ, uintptr(a.ctl), uintptr(unsafe.Pointer(&sig[0])), 1)
 			if e != 0 || r != 1 || sig[0] != a.tags[part&1] {
 				initAbandon(a)
+			}
+			if part == partPre && a.steered {
+				// sbx steered the init off its CPU before it sent the
+				// first part: the init and the command's process get
+				// sbx's mask back (a failure leaves them on the others).
+				syscall.RawSyscall(unix.SYS_SCHED_SETAFFINITY, 0, unsafe.Sizeof(a.affinity), uintptr(unsafe.Pointer(&a.affinity)))
 			}
 		}
 		if part == partCommand {
