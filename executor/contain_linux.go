@@ -76,6 +76,10 @@ type linuxContainer struct {
 	p      *process
 	pid    int
 	killed map[int]bool // process-group: stragglers killed, to be reaped
+	// forwards is set when the leader is a launcher that passes the
+	// cancellation's SIGTERM on to every process of the containment
+	// (SignalForwarder): terminate then signals the leader alone.
+	forwards bool
 }
 
 func newContainer(k Containment, c *config) (*linuxContainer, error) {
@@ -237,6 +241,10 @@ func (c *linuxContainer) isContainmentError(err error) bool {
 
 // terminate asks the command's process group to stop (SIGTERM).
 func (c *linuxContainer) terminate() {
+	if c.forwards {
+		syscall.Kill(c.pid, syscall.SIGTERM)
+		return
+	}
 	// The leader is a session and group leader (Setsid): its group id is its
 	// pid, which cannot be reused before it is reaped.
 	syscall.Kill(-c.pid, syscall.SIGTERM)

@@ -694,6 +694,9 @@ func startCommand(cfg *config, path string, stdio [3]*os.File, res *Result) (*ex
 			if sp.Pid > 0 {
 				p = &process{pid: sp.Pid, pidfd: sp.Pidfd}
 			}
+			if f, ok := spawner.(SignalForwarder); ok && f.ForwardsSignals() {
+				c.forwards = true
+			}
 			if p != nil && err != nil {
 				// Started, then the sandbox failed: the sandbox killed it.
 				c.started(p)

@@ -217,6 +217,18 @@ type SignalReporter interface {
 	ExitSignal(cmd *exec.Cmd) int
 }
 
+// SignalForwarder is optionally implemented by a Spawner whose launcher
+// stays the leader of the command's containment and passes SIGTERM, SIGINT
+// and SIGHUP on to every process in it, those that left its process group
+// included (the Landlock sandbox's init). Cancellation then signals the
+// launcher alone: signalling its process group as well would deliver the
+// signal twice to every process still in the group, and a command that
+// counts them (many servers take a second SIGTERM or SIGINT to mean "stop
+// now, skip the graceful shutdown") would not stop gracefully.
+type SignalForwarder interface {
+	ForwardsSignals() bool
+}
+
 // EndReporter is optionally implemented by a Sandbox whose launcher stays
 // the leader of the command's containment (the init of its PID namespace)
 // and reports the command's end itself, once the command and everything it

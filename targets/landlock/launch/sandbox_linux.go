@@ -52,9 +52,16 @@ var (
 // exits, whichever thread started it.
 func (s *Sandbox) TiedToProcess() bool { return true }
 
+// ForwardsSignals reports that the init passes SIGTERM, SIGINT and SIGHUP
+// on to every process of its namespace (executor.SignalForwarder): the
+// executor's cancellation signals the init alone, so that each process
+// gets the signal once.
+func (s *Sandbox) ForwardsSignals() bool { return true }
+
 // Sandbox enforces a bound Landlock plan on commands it starts itself
 // (Spawn). It implements executor.Sandbox, executor.Spawner,
-// executor.SignalReporter and executor.SeccompSandbox, and may serve
+// executor.SignalReporter, executor.SignalForwarder and
+// executor.SeccompSandbox, and may serve
 // concurrent runs.
 type Sandbox struct {
 	spec    *landlock.Spec
