@@ -510,6 +510,7 @@ func compileMounts(p *program, s *landlock.Spec, pre *prebuilt) error {
 		p.call3("making writable ", op.Path, what, unix.SYS_MOUNT_SETATTR, 0, p.str(""), unix.AT_EMPTY_PATH|unix.AT_RECURSIVE, a, n).from(0, c)
 		clones[op.Path] = c
 	}
+	devs := compileNodev(p, s)
 	maskSrc := int8(noSlot)
 	for _, op := range ops {
 		what := string(op.Kind) + " " + op.Path + " (" + op.Why + ")"
@@ -590,10 +591,83 @@ func compileMounts(p *program, s *landlock.Spec, pre *prebuilt) error {
 	for _, c := range clones {
 		p.closeSlot(c)
 	}
+	for _, c := range devs {
+		p.closeSlot(c)
+	}
 	if maskSrc != noSlot {
 		p.closeSlot(maskSrc)
 	}
 	return nil
+}
+
+// compileNodev makes every mount of the view nodev, so that only the
+// devices the view keeps on purpose can be opened as devices. A read-only
+// mount does not stop that: a device node elsewhere than /dev (a bind of
+// the host's /dev, a loop device's node left in a readable directory) gave
+// the command the raw device, through which a root caller without
+// capabilities reads every file of that file system, the denied ones
+// included. The devices kept on purpose are attached after this step with
+// flags of their own: the mask of /dev (its clones, made from the host's
+// view before, or re-enabled for devices in buildKeepMask) and a private
+// devpts. Where /dev is not masked (a rule names /dev itself, or no rule
+// covers it), each device path a rule grants is cloned before the step,
+// with the host's flags, and attached back after it; it returns those
+// clones' slots, for the caller to close.
+func compileNodev(p *program, s *landlock.Spec) []int8 {
+	devMasked := false
+	for _, op := range s.Mounts {
+		if op.Kind == landlock.MountMask && op.Path == "/dev" {
+			devMasked = true
+		}
+	}
+	var keep []string
+	if !devMasked {
+		for _, g := range s.Grants {
+			if g.Rights == 0 || (g.Path != "/dev" && !strings.HasPrefix(g.Path, "/dev/")) {
+				continue
+			}
+			if k := s.Lstat(g.Path); k == landlock.KindMissing || k == landlock.KindSymlink {
+				continue
+			}
+			keep = append(keep, g.Path)
+		}
+	}
+	// A path below another kept one comes with that one's clone.
+	var tops []string
+	for _, k := range keep {
+		covered := false
+		for _, o := range keep {
+			if o != k && (o == "/dev" || strings.HasPrefix(k, o+"/")) && k != "/dev" {
+				covered = true
+			}
+		}
+		if !covered && !slicesContains(tops, k) {
+			tops = append(tops, k)
+		}
+	}
+	slots := make([]int8, len(tops))
+	for i, d := range tops {
+		at := openNoSymlinks(p, d, 0)
+		slots[i] = p.slot()
+		p.call3("cloning ", d, " before the view becomes nodev", unix.SYS_OPEN_TREE, 0, p.str(""), unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE|unix.AT_EMPTY_PATH).from(0, at).into(slots[i])
+		p.closeSlot(at)
+	}
+	a, n := mountAttr(p, unix.MOUNT_ATTR_NODEV)
+	p.call("making every mount of the view nodev", unix.SYS_MOUNT_SETATTR, atFdcwdU, p.str("/"), unix.AT_RECURSIVE, a, n)
+	for i, d := range tops {
+		p.call3("attaching ", d, " back with its devices", unix.SYS_MOVE_MOUNT, 0, p.str(""), atFdcwdU, p.str(d), unix.MOVE_MOUNT_F_EMPTY_PATH).from(0, slots[i])
+	}
+	return slots
+}
+
+// slicesContains reports whether ss holds s.
+func slicesContains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }
 
 // resolveNoSymlinks opens path (a directory) as O_PATH without following
@@ -690,6 +764,13 @@ func buildKeepMask(p *program, op landlock.MountOp, lstat func(string) landlock.
 			p.call3("cloning ", full, " read-only to keep it below the mask", unix.SYS_OPEN_TREE_ATTR, 0, p.str(""), cloneFlags, a, n).from(0, at).into(s)
 		} else {
 			p.call3("cloning ", full, " to keep it below the mask", unix.SYS_OPEN_TREE, 0, p.str(""), cloneFlags).from(0, at).into(s)
+			if op.Path == "/dev" {
+				// Cloned from the view, which is nodev by now
+				// (compileNodev): the standard devices must work.
+				a := &unix.MountAttr{Attr_clr: unix.MOUNT_ATTR_NODEV}
+				p.call3("letting ", full, " below the mask be a device", unix.SYS_MOUNT_SETATTR, 0, p.str(""), unix.AT_EMPTY_PATH|unix.AT_RECURSIVE,
+					p.mem(a, unsafe.Pointer(a)), unsafe.Sizeof(*a)).from(0, s)
+			}
 		}
 		p.closeSlot(at)
 		m.kept = append(m.kept, keptPath{k.Rel, s, true})

@@ -42,6 +42,16 @@ profile "t-carve" {
   network { mode = "none" }
 }
 
+profile "t-devrule" {
+  filesystem {
+    read    = [root, "/dev"]
+    write   = [cwd, tmpdir]
+    deny    = ["~/.ssh"]
+    protect = [".git"]
+  }
+  network { mode = "none" }
+}
+
 profile "t-ports" {
   filesystem {
     read  = [root]
