@@ -108,16 +108,19 @@ func execute(ctx context.Context, cfg *config, path string, res *Result) (*Resul
 	if p.pidfd >= 0 {
 		fds.add(p.pidfd)
 	}
-	// A callback (OnStart, OnOutput) that panics unwinds through here: the
-	// run is killed, the loop's descriptors closed and the leader reaped
-	// before the panic goes on, so that a caller that recovers (a server)
-	// keeps no process, zombie or descriptor of the run.
+	// A callback (OnStart, OnOutput) that panics, or ends its goroutine
+	// (runtime.Goexit: t.FailNow in a test), unwinds through here: the run
+	// is killed, the loop's descriptors closed and the leader reaped before
+	// the panic or the exit goes on, so that a caller that recovers (a
+	// server) keeps no process, zombie or descriptor of the run. finished
+	// marks the returns, which clean up for themselves.
 	var lp *loop
+	finished := false
 	defer func() {
-		r := recover()
-		if r == nil {
+		if finished {
 			return
 		}
+		r := recover()
 		if lp == nil || !lp.reaped {
 			ct.kill()
 			waitExitedPID(p.pid)
@@ -147,7 +150,9 @@ func execute(ctx context.Context, cfg *config, path string, res *Result) (*Resul
 		if sr, ok := cfg.Sandbox.(SignalReporter); ok {
 			sr.ExitSignal(cmd) // releases the sandbox's run
 		}
-		panic(r)
+		if r != nil {
+			panic(r)
+		}
 	}()
 	// Only the command holds its ends now.
 	for i, f := range stdio {
@@ -198,6 +203,7 @@ func execute(ctx context.Context, cfg *config, path string, res *Result) (*Resul
 			waitExitedPID(p.pid)
 			ct.cleanup()
 			reap(p)
+			finished = true
 			return nil, fmt.Errorf("creating the exit eventfd: %w", err)
 		}
 		fds.add(efd)
@@ -263,6 +269,7 @@ func execute(ctx context.Context, cfg *config, path string, res *Result) (*Resul
 		res.DeniedLikely = deniedLikely(cfg.Sandbox, res.ExitCode,
 			res.Stdout.Head, res.Stdout.Tail, res.Stderr.Head, res.Stderr.Tail, res.Aggregated())
 	}
+	finished = true
 	if cleanupErr != nil {
 		return res, fmt.Errorf("%w: %v", ErrCleanup, cleanupErr)
 	}

@@ -284,7 +284,7 @@ func (r *Result) writeJSON(w *bufio.Writer) {
 	}
 	if r.Timeout > 0 {
 		// Rounded up: a timeout below a millisecond is not 0 (none).
-		o.int("timeout_ms", int64((r.Timeout+time.Millisecond-1)/time.Millisecond))
+		o.int("timeout_ms", ceilMillis(r.Timeout))
 	} else {
 		o.key("timeout_ms")
 		w.WriteString("null")
@@ -296,4 +296,14 @@ func (r *Result) writeJSON(w *bufio.Writer) {
 	o.value("sandbox", r.Sandbox)
 	o.bool("denied_likely", r.DeniedLikely)
 	w.WriteString("}\n")
+}
+
+// ceilMillis is d in milliseconds, rounded up, without overflowing where
+// d is within a millisecond of the largest Duration.
+func ceilMillis(d time.Duration) int64 {
+	ms := int64(d / time.Millisecond)
+	if d%time.Millisecond > 0 {
+		ms++
+	}
+	return ms
 }

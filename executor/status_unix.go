@@ -84,5 +84,8 @@ func signalName(n int) string {
 	case syscall.SIGSYS:
 		return "SIGSYS"
 	}
+	if name := platformSignalName(n); name != "" {
+		return name
+	}
 	return "SIG" + strconv.Itoa(n)
 }

@@ -5,6 +5,7 @@ package main
 import (
 	"errors"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"sync"
@@ -218,7 +219,7 @@ func (l *liveOutput) wait(on unix.PollFd) bool {
 		if !l.deadline.IsZero() {
 			left := time.Until(l.deadline)
 			expired = left <= 0
-			timeout = max(0, int((left+time.Millisecond-1)/time.Millisecond))
+			timeout = max(0, int(min(left/time.Millisecond+1, math.MaxInt32)))
 		}
 		n, err := unix.Poll(fds, timeout)
 		switch {
