@@ -21,7 +21,9 @@ var ErrCleanup = errors.New("containment cleanup failed")
 // or 126 and Result.Error set. On ErrCleanup both the Result and the error
 // are returned.
 //
-// Cancelling ctx sends SIGTERM to the command's process group, waits
+// Cancelling ctx sends SIGTERM to the command's process group (or, when
+// the Sandbox's launcher forwards signals, SignalForwarder, to the
+// launcher alone, which passes it on once to every process), waits
 // KillGrace, then kills everything that remains; the Result then has
 // Cancelled set. Run may be called concurrently; it keeps no global state
 // (except that process-group containment on Linux marks the calling process

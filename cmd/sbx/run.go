@@ -422,7 +422,8 @@ func runCommandTo(args []string, stdout, stderr *checkedWriter) int {
 	}
 
 	// SIGINT, SIGTERM, SIGHUP and SIGQUIT cancel the command: SIGTERM to
-	// its process group, a short grace, then SIGKILL to whatever remains.
+	// its process group (under a Landlock sandbox to the init, which
+	// passes it on), a short grace, then SIGKILL to whatever remains.
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	if exitsAfterRun {

@@ -251,6 +251,14 @@ func compileCommand(s *landlock.Spec, c *childSetup, init *program) (*program, e
 	if s.Cwd != "" {
 		p.call3("entering the working directory ", s.Cwd, "", unix.SYS_CHDIR, p.str(s.Cwd))
 	}
+	if c.setsid {
+		// The session the executor asked for is the command's own, as
+		// without a sandbox: the init made one for itself (sendPre), and
+		// the command's process, its child, would otherwise share it and
+		// its process group (kill(0) from the command would then be
+		// kill(-1) in the namespace, and setsid would succeed).
+		p.call("setsid (the command's own session and process group)", unix.SYS_SETSID)
+	}
 	if ruleset != noSlot {
 		compileRules(p, s, ruleset)
 	}
@@ -295,6 +303,13 @@ func compileCommand(s *landlock.Spec, c *childSetup, init *program) (*program, e
 	// none blocked.
 	empty := new(uint64)
 	p.call("rt_sigprocmask", unix.SYS_RT_SIGPROCMASK, unix.SIG_SETMASK, p.mem(empty, unsafe.Pointer(empty)), 0, 8)
+	// The init resets SIGHUP, SIGINT and SIGTERM, which it relies on, even
+	// where sbx's caller ignores them; the command gets the caller's
+	// SIG_IGN back, as across os/exec (nohup sbx run -- CMD).
+	ign := &sigaction{handler: sigIgn}
+	for _, sig := range callerIgnored() {
+		p.call("rt_sigaction(SIG_IGN) for a signal the caller ignores", unix.SYS_RT_SIGACTION, uintptr(sig), p.mem(ign, unsafe.Pointer(ign)), 0, 8)
+	}
 	// Every descriptor but the standard streams closes on exec, whatever
 	// sbx's caller leaked into sbx.
 	p.call("close_range", unix.SYS_CLOSE_RANGE, 3, ^uintptr(0), closeRangeCloex)
@@ -598,6 +613,24 @@ func compileMounts(p *program, s *landlock.Spec, pre *prebuilt) error {
 		p.closeSlot(maskSrc)
 	}
 	return nil
+}
+
+// sigIgn is SIG_IGN as a handler address.
+const sigIgn = 1
+
+// callerIgnored returns those of the signals the init resets (SIGHUP,
+// SIGINT, SIGTERM) that this process ignores now. (The Go runtime keeps an
+// inherited SIG_IGN for SIGHUP and SIGINT only: an ignored SIGTERM is
+// replaced by its handler before any code here runs.)
+func callerIgnored() []unix.Signal {
+	var out []unix.Signal
+	for _, sig := range []unix.Signal{unix.SIGHUP, unix.SIGINT, unix.SIGTERM} {
+		var old sigaction
+		if _, _, e := unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(sig), 0, uintptr(unsafe.Pointer(&old)), 8, 0, 0); e == 0 && old.handler == sigIgn {
+			out = append(out, sig)
+		}
+	}
+	return out
 }
 
 // compileNodev makes every mount of the view nodev, so that only the

@@ -1089,9 +1089,9 @@ func initMain(a *initArgs) {
 		syscall.RawSyscall(unix.SYS_CLOSE_RANGE, a.lo+1, a.hi-1, 0)
 	}
 	syscall.RawSyscall(unix.SYS_CLOSE_RANGE, a.hi+1, ^uintptr(0), 0)
-	// SIGTERM, SIGINT and SIGHUP (sbx's cancellation, sent to the process
-	// group) are passed on to every process of the namespace, also those
-	// that left the group; SIGCHLD wakes the reaping. All are read from a
+	// SIGTERM, SIGINT and SIGHUP (sbx's cancellation, sent to the init
+	// alone: executor.SignalForwarder) are passed on to every process of
+	// the namespace, once; SIGCHLD wakes the reaping. All are read from a
 	// signalfd: every signal stays blocked in the init.
 	//
 	// The sandbox is tied to sbx's process, not to the thread that cloned
