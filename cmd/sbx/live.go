@@ -34,6 +34,10 @@ type liveOutput struct {
 	deadline time.Time // zero: none
 	bounded  bool
 	cut      bool
+	// wasCut records that the output was cut at some point (cut is
+	// lifted again for the result: boundFor); partial, that a write was
+	// cut after part of it went out, so the stream ends mid-line.
+	wasCut, partial bool
 }
 
 // newLiveOutput returns the live writer of w; intr is readable once sbx
@@ -68,8 +72,27 @@ func (l *liveOutput) start(req executor.Request) {
 const interruptedWriteBound = time.Second
 
 // boundFor bounds the writes from now on by d (and no signal: one came).
+// Output cut before gets the chance again: what is written from here on
+// is the result (the exit event, the status line), which the reader may
+// still take.
 func (l *liveOutput) boundFor(d time.Duration) {
 	l.bounded, l.intr, l.deadline = true, -1, time.Now().Add(d)
+	l.cut = false
+}
+
+// setCut cuts the output; wrote tells whether part of the write being cut
+// went out.
+func (l *liveOutput) setCut(wrote bool) {
+	l.cut, l.wasCut = true, true
+	l.partial = l.partial || wrote
+}
+
+// takePartial reports whether the stream was left mid-line by a cut write,
+// and forgets it (the caller ends that line).
+func (l *liveOutput) takePartial() bool {
+	p := l.partial
+	l.partial = false
+	return p
 }
 
 // end lifts the bound: what is written after the run blocks as usual.
@@ -99,7 +122,7 @@ func (l *liveOutput) Write(p []byte) (int, error) {
 			return 0, err
 		}
 		if !ok {
-			l.cut = true
+			l.setCut(true) // (how much went out is the writer's)
 		}
 		return len(p), nil
 	}
@@ -110,13 +133,13 @@ func (l *liveOutput) Write(p []byte) (int, error) {
 			return n, err
 		}
 		if !ok {
-			l.cut = true
+			l.setCut(n > 0)
 		}
 		return len(p), nil
 	}
 	for off := 0; off < len(p); {
 		if !l.waitWritable() {
-			l.cut = true
+			l.setCut(off > 0)
 			return len(p), nil
 		}
 		n := min(l.piece, len(p)-off)

@@ -377,6 +377,7 @@ func runCommandTo(args []string, stdout, stderr *checkedWriter) int {
 	var ev *eventWriter
 	if o.events {
 		ev = newEventWriter(outLive)
+		ev.lw = outLive
 	}
 	// An sbx failure is reported in the output mode asked for (one JSON
 	// object, or an error event), usage errors included.
@@ -530,9 +531,12 @@ func runCommandTo(args []string, stdout, stderr *checkedWriter) int {
 		}
 	case ev != nil:
 		ev.exit(res)
+		if outLive.wasCut {
+			fmt.Fprintln(stderr, outputCutNotice)
+		}
 	default:
-		if outLive.cut || errLive.cut {
-			fmt.Fprintln(stderr, "sbx: the command's output was cut short: sbx's standard output or error was not being read")
+		if outLive.wasCut || errLive.wasCut {
+			fmt.Fprintln(stderr, outputCutNotice)
 		}
 		if line := statusLine(res, received); line != "" {
 			fmt.Fprintln(errLive, line)
@@ -551,6 +555,10 @@ func runCommandTo(args []string, stdout, stderr *checkedWriter) int {
 	}
 	return res.ExitCode
 }
+
+// outputCutNotice is what sbx says on stderr when it stopped writing the
+// command's output live because its reader had stopped reading.
+const outputCutNotice = "sbx: the command's output was cut short: sbx's standard output or error was not being read"
 
 // cancelSignals are the signals that cancel a run: the three that ask a
 // program to end, and SIGQUIT (Ctrl-\ at a terminal), whose default action
