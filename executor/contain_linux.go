@@ -76,6 +76,10 @@ type linuxContainer struct {
 	p      *process
 	pid    int
 	killed map[int]bool // process-group: stragglers killed, to be reaped
+	// execDenied, when set, tells whether the command's executable (or
+	// its script's interpreter) is one the caller may not execute (see
+	// isContainmentError).
+	execDenied func() bool
 	// forwards is set when the leader is a launcher that passes the
 	// cancellation's SIGTERM on to every process of the containment
 	// (SignalForwarder): terminate then signals the leader alone.
@@ -224,6 +228,12 @@ func (c *linuxContainer) isContainmentError(err error) bool {
 	if !errors.As(err, &errno) {
 		return false
 	}
+	if errno == syscall.EACCES && c.execDenied != nil && c.execDenied() {
+		// Package syscall's fork reports the child's exec failure and
+		// clone's own alike (a bare errno): a command the caller may not
+		// execute is the command's failure (126), not the containment's.
+		return false
+	}
 	switch c.k {
 	case ContainmentPIDNamespace:
 		switch errno {
@@ -353,4 +363,44 @@ func (c *linuxContainer) release() {
 			c.cg = nil
 		}
 	}
+}
+
+// execDenied reports whether path, or the interpreter its "#!" line names,
+// is something execve(2) refuses with EACCES: a file the caller may not
+// execute (access(2) with X_OK, which also answers for a noexec mount) or
+// a directory.
+func execDenied(path string) bool { return execDeniedDepth(path, 4) }
+
+// execDeniedDepth is execDenied following at most depth "#!" lines (the
+// kernel's own limit is about as small).
+func execDeniedDepth(path string, depth int) bool {
+	st, err := os.Stat(path)
+	if err != nil {
+		return false
+	}
+	if !st.Mode().IsRegular() || unix.Faccessat(unix.AT_FDCWD, path, unix.X_OK, unix.AT_EACCESS) != nil {
+		return true
+	}
+	if depth == 0 {
+		return false
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var head [256]byte
+	n, _ := f.Read(head[:])
+	line := head[:n]
+	if !bytes.HasPrefix(line, []byte("#!")) {
+		return false
+	}
+	if i := bytes.IndexByte(line, '\n'); i >= 0 {
+		line = line[:i]
+	}
+	fields := strings.Fields(string(line[2:]))
+	if len(fields) == 0 {
+		return false
+	}
+	return execDeniedDepth(fields[0], depth-1)
 }

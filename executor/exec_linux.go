@@ -739,6 +739,7 @@ func startCommand(cfg *config, path string, stdio [3]*os.File, res *Result) (*ex
 					return nil, nil, nil, nil, fmt.Errorf("%w: %v", ErrSandbox, err)
 				}
 			}
+			c.execDenied = func() bool { return execDenied(cmd.Path) }
 			p, err = startProcess(kind, cmd)
 			var pe *fs.PathError
 			var se *nsStepError
