@@ -111,7 +111,12 @@ type dirKey struct {
 type supervisor struct {
 	listener int
 	rfd      int
-	procfd   int // the host's /proc: callers' entries by the ids notifications carry
+	procfd   int // sbx's /proc: callers' entries (see procDepth)
+	// procDepth is how many PID namespaces procfd's lies above the
+	// supervisor's (0: its own; more where sbx runs in a PID namespace
+	// whose /proc it does not mount, as inside another sbx run); -1 when
+	// unknown, and then no caller's entry is looked up (fail closed).
+	procDepth int
 	// guard maps a guarded directory to the names refused directly in it.
 	guard map[dirKey]map[string]bool
 	names map[string]bool // every guarded name, for a quick test
@@ -157,7 +162,7 @@ func runSupervisor(guarded, sockets []string, hasRuleset, denyAbstract, portsMod
 	if _, _, e := unix.Syscall(unix.SYS_IOCTL, supListenerFD, ioctlNotifIDValid, uintptr(unsafe.Pointer(&none))); e != unix.ENOENT {
 		fail(exitSetup, "sbx: supervisor: descriptor %d is not a seccomp listener (%v): this mode is sbx's own", supListenerFD, e)
 	}
-	sv := &supervisor{listener: supListenerFD, rfd: -1, procfd: supProcFD, guard: map[dirKey]map[string]bool{}, names: map[string]bool{}, work: make(chan func())}
+	sv := &supervisor{listener: supListenerFD, rfd: -1, procfd: supProcFD, procDepth: procDepthOf(supProcFD), guard: map[dirKey]map[string]bool{}, names: map[string]bool{}, work: make(chan func())}
 	if hasRuleset {
 		sv.rfd = supRulesetFD
 	}
@@ -427,6 +432,11 @@ func (sv *supervisor) handle(n *seccompNotif) {
 		}
 		defer unix.Close(sockfd)
 	}
+	ptid, st, err := sv.callerStatus(tid, pidfd)
+	if err != nil {
+		sv.reply(n.id, 0, unix.EACCES)
+		return
+	}
 	for i := 0; i < 2; i++ {
 		if i == 1 && npaths < 2 || c.kind == "symlink" && i == 1 {
 			continue // a symlink's target is content, not a path
@@ -435,7 +445,7 @@ func (sv *supervisor) handle(n *seccompNotif) {
 			continue
 		}
 		if c.dirfd[i] == atFdcwd {
-			fds[i], err = unix.Openat(sv.procfd, strconv.Itoa(tid)+"/cwd", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+			fds[i], err = unix.Openat(sv.procfd, strconv.Itoa(ptid)+"/cwd", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 		} else {
 			fds[i], err = unix.PidfdGetfd(pidfd, int(c.dirfd[i]), 0)
 		}
@@ -444,16 +454,11 @@ func (sv *supervisor) handle(n *seccompNotif) {
 			return
 		}
 	}
-	st, err := readStatus(sv.procfd, tid)
-	if err != nil {
-		sv.reply(n.id, 0, unix.EACCES)
-		return
-	}
 	if !sv.idValid(n.id) {
 		return
 	}
 	umask := st.umask
-	r := &resolver{sv: sv, tid: tid, tgid: st.tgid, itid: st.itid, itgid: st.itgid, tpidfd: pidfd}
+	r := &resolver{sv: sv, tid: tid, tgid: st.tgid, ptid: ptid, ptgid: st.ptgid, itid: st.itid, itgid: st.itgid, tpidfd: pidfd}
 	defer r.close()
 	var val int64
 	var errno unix.Errno
@@ -583,6 +588,9 @@ func splitLast(p string) (parent, last, name string) {
 type resolver struct {
 	sv        *supervisor
 	tid, tgid int // in the supervisor's PID namespace
+	// ptid and ptgid are the same in procfd's PID namespace (see
+	// supervisor.procDepth), which its entries are named by.
+	ptid, ptgid int
 	// itid and itgid are the same in the sandbox's PID namespace, whose
 	// /proc the command's paths name.
 	itid, itgid int
@@ -689,8 +697,12 @@ func (r *resolver) self(dir int, p string) (int, string, int, unix.Errno) {
 	case "cwd":
 		var fd int
 		var err error
+		ppid := r.ptgid // pid in procfd's namespace
+		if pid == r.tid {
+			ppid = r.ptid
+		}
 		unconfined(func() {
-			fd, err = unix.Openat(r.sv.procfd, strconv.Itoa(pid)+"/cwd", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+			fd, err = unix.Openat(r.sv.procfd, strconv.Itoa(ppid)+"/cwd", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 		})
 		if err != nil {
 			return -1, "", -1, errnoOf(err, unix.EACCES)
@@ -1094,15 +1106,16 @@ func readString(tid int, addr uint64) (string, unix.Errno) {
 // status is what the supervisor needs from /proc/TID/status.
 type status struct {
 	umask       int
-	tgid        int // in the supervisor's PID namespace
+	tid, tgid   int // in the supervisor's PID namespace (NSpid, NStgid at depth)
+	ptgid       int // in procfd's (Tgid)
 	itid, itgid int // in the sandbox's (the last NSpid and NStgid fields)
 }
 
-// readStatus reads the caller's umask and ids from the host's
-// /proc/TID/status (procfd).
-func readStatus(procfd, tid int) (status, error) {
-	st := status{umask: -1, tgid: -1, itid: -1, itgid: -1}
-	fd, err := unix.Openat(procfd, strconv.Itoa(tid)+"/status", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+// readStatus reads the caller's umask and ids from procfd/PTID/status,
+// where procfd's PID namespace lies depth levels above the supervisor's.
+func readStatus(procfd, ptid, depth int) (status, error) {
+	st := status{umask: -1, tid: -1, tgid: -1, ptgid: -1, itid: -1, itgid: -1}
+	fd, err := unix.Openat(procfd, strconv.Itoa(ptid)+"/status", unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return st, err
 	}
@@ -1119,6 +1132,13 @@ func readStatus(procfd, tid int) (status, error) {
 		}
 		return strconv.Atoi(f[len(f)-1])
 	}
+	at := func(v string) (int, error) {
+		f := strings.Fields(v)
+		if depth < 0 || depth >= len(f) {
+			return 0, errors.New("no field at the supervisor's depth")
+		}
+		return strconv.Atoi(f[depth])
+	}
 	for _, line := range strings.Split(string(b), "\n") {
 		k, v, ok := strings.Cut(line, ":")
 		if !ok {
@@ -1132,23 +1152,102 @@ func readStatus(procfd, tid int) (status, error) {
 			}
 			st.umask = int(u)
 		case "Tgid":
-			if st.tgid, err = strconv.Atoi(strings.TrimSpace(v)); err != nil {
+			if st.ptgid, err = strconv.Atoi(strings.TrimSpace(v)); err != nil {
 				return st, err
 			}
 		case "NStgid":
+			if st.tgid, err = at(v); err != nil {
+				return st, err
+			}
 			if st.itgid, err = last(v); err != nil {
 				return st, err
 			}
 		case "NSpid":
+			if st.tid, err = at(v); err != nil {
+				return st, err
+			}
 			if st.itid, err = last(v); err != nil {
 				return st, err
 			}
 		}
 	}
-	if st.umask < 0 || st.tgid <= 0 || st.itid <= 0 || st.itgid <= 0 {
+	if st.umask < 0 || st.tid <= 0 || st.tgid <= 0 || st.ptgid <= 0 || st.itid <= 0 || st.itgid <= 0 {
 		return st, errors.New("no Umask, Tgid, NStgid or NSpid in status")
 	}
 	return st, nil
+}
+
+// callerStatus finds the caller's entry in procfd and reads its status.
+// tid is the caller's id in the supervisor's PID namespace (as
+// notifications carry it), pidfd its thread's pidfd; ptid is its id in
+// procfd's namespace: the same where that namespace is the supervisor's,
+// otherwise what the pidfd's fdinfo, read through procfd, numbers it. The
+// entry must be tid's (its NSpid at the supervisor's depth), or the call
+// fails: procfd would name another process.
+func (sv *supervisor) callerStatus(tid, pidfd int) (ptid int, st status, err error) {
+	ptid = tid
+	if sv.procDepth != 0 {
+		if ptid, err = sv.fdinfoPid(pidfd); err != nil {
+			return 0, st, err
+		}
+	}
+	if st, err = readStatus(sv.procfd, ptid, sv.procDepth); err != nil {
+		return 0, st, err
+	}
+	if st.tid != tid {
+		return 0, st, fmt.Errorf("the /proc entry of %d is not the caller's (%d)", ptid, st.tid)
+	}
+	return ptid, st, nil
+}
+
+// fdinfoPid is the "Pid:" of pidfd's fdinfo read through procfd: the
+// process's id in procfd's PID namespace.
+func (sv *supervisor) fdinfoPid(pidfd int) (int, error) {
+	fd, err := unix.Openat(sv.procfd, "thread-self/fdinfo/"+strconv.Itoa(pidfd), unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return 0, err
+	}
+	var buf [512]byte
+	n, err := unix.Read(fd, buf[:])
+	unix.Close(fd)
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(buf[:max(n, 0)]), "\n") {
+		if v, ok := strings.CutPrefix(line, "Pid:"); ok {
+			pid, err := strconv.Atoi(strings.TrimSpace(v))
+			if err == nil && pid <= 0 {
+				err = errors.New("the caller has exited")
+			}
+			return pid, err
+		}
+	}
+	return 0, errors.New("no Pid in the pidfd's fdinfo")
+}
+
+// procDepthOf is how many PID namespaces procfd's lies above the
+// caller's: its own status there lists one id per level (NSpid), from
+// procfd's namespace down to its own. -1 when that cannot be read (procfd
+// is not a /proc this process appears in).
+func procDepthOf(procfd int) int {
+	fd, err := unix.Openat(procfd, "self/status", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1
+	}
+	f := os.NewFile(uintptr(fd), "status")
+	b, err := io.ReadAll(f)
+	f.Close()
+	if err != nil {
+		return -1
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "NSpid:"); ok {
+			if n := len(strings.Fields(v)); n > 0 {
+				return n - 1
+			}
+		}
+	}
+	return -1
 }
 
 // handleNet serves connect() (NotifyConnect) and listen() (NotifyListen).
@@ -1357,21 +1456,23 @@ func (sv *supervisor) listed(dev, ino uint64) bool {
 // the resolver's close releases. It returns the errno to answer instead
 // when the caller is gone or its cwd cannot be opened.
 func (sv *supervisor) pathResolver(id uint64, tid, pidfd int, p string) (*resolver, int, unix.Errno) {
+	ptid, st, err := sv.callerStatus(tid, pidfd)
+	if err != nil {
+		return nil, -1, unix.EACCES
+	}
 	cwd := -1
 	if !strings.HasPrefix(p, "/") {
-		var err error
-		if cwd, err = unix.Openat(sv.procfd, strconv.Itoa(tid)+"/cwd", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0); err != nil {
+		if cwd, err = unix.Openat(sv.procfd, strconv.Itoa(ptid)+"/cwd", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0); err != nil {
 			return nil, -1, errnoOf(err, unix.EACCES)
 		}
 	}
-	st, err := readStatus(sv.procfd, tid)
-	if err != nil || !sv.idValid(id) {
+	if !sv.idValid(id) {
 		if cwd >= 0 {
 			unix.Close(cwd)
 		}
 		return nil, -1, unix.EACCES
 	}
-	r := &resolver{sv: sv, tid: tid, tgid: st.tgid, itid: st.itid, itgid: st.itgid, tpidfd: pidfd}
+	r := &resolver{sv: sv, tid: tid, tgid: st.tgid, ptid: ptid, ptgid: st.ptgid, itid: st.itid, itgid: st.itgid, tpidfd: pidfd}
 	if cwd >= 0 {
 		r.owned = append(r.owned, cwd)
 	}
