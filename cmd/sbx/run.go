@@ -476,8 +476,16 @@ func runCommandTo(args []string, stdout, stderr *checkedWriter) int {
 	// of a millisecond, before that, ends sbx as it would without handlers
 	// (128+N); the command then dies with it (parent-death signal).
 	onStart := req.OnStart
+	// ^Z stops the command with sbx (not in tests, which run sbx in their
+	// own process).
+	var jc *jobControl
+	if exitsAfterRun {
+		jc = newJobControl()
+	}
 	req.OnStart = func(si executor.StartInfo) {
 		<-sigReady
+		f, ok := sandbox.(executor.SignalForwarder)
+		jc.started(si.Pid, ok && f.ForwardsSignals())
 		outLive.start(req)
 		errLive.start(req)
 		if onStart != nil {
@@ -486,6 +494,7 @@ func runCommandTo(args []string, stdout, stderr *checkedWriter) int {
 	}
 	starttrace.Mark("run")
 	res, runErr := executor.Run(ctx, req)
+	jc.end()
 	outLive.end()
 	errLive.end()
 	starttrace.Mark("ran")

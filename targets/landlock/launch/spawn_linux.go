@@ -1091,13 +1091,14 @@ func initMain(a *initArgs) {
 	syscall.RawSyscall(unix.SYS_CLOSE_RANGE, a.hi+1, ^uintptr(0), 0)
 	// SIGTERM, SIGINT and SIGHUP (sbx's cancellation, sent to the init
 	// alone: executor.SignalForwarder) are passed on to every process of
-	// the namespace, once; SIGCHLD wakes the reaping. All are read from a
+	// the namespace, once, and so are SIGTSTP (as SIGSTOP) and SIGCONT
+	// (sbx's job control); SIGCHLD wakes the reaping. All are read from a
 	// signalfd: every signal stays blocked in the init.
 	//
 	// The sandbox is tied to sbx's process, not to the thread that cloned
 	// the init (which a parent-death signal would follow): the init watches
 	// sbx's pidfd, readable once sbx has exited, and then ends everything.
-	mask = 1<<(unix.SIGCHLD-1) | 1<<(unix.SIGTERM-1) | 1<<(unix.SIGINT-1) | 1<<(unix.SIGHUP-1)
+	mask = 1<<(unix.SIGCHLD-1) | 1<<(unix.SIGTERM-1) | 1<<(unix.SIGINT-1) | 1<<(unix.SIGHUP-1) | 1<<(unix.SIGTSTP-1) | 1<<(unix.SIGCONT-1)
 	sfd, _, e = syscall.RawSyscall6(unix.SYS_SIGNALFD4, ^uintptr(0), uintptr(unsafe.Pointer(&mask)), 8, unix.SFD_CLOEXEC, 0, 0)
 	if e != 0 {
 		// Without it the init could neither pass signals on nor watch
@@ -1182,8 +1183,14 @@ func initMain(a *initArgs) {
 		// ssi_signo is the first field (native byte order).
 		signo = *(*uint32)(unsafe.Pointer(&info[0]))
 		switch signo {
-		case uint32(unix.SIGTERM), uint32(unix.SIGINT), uint32(unix.SIGHUP):
+		case uint32(unix.SIGTERM), uint32(unix.SIGINT), uint32(unix.SIGHUP), uint32(unix.SIGCONT):
 			syscall.RawSyscall(unix.SYS_KILL, ^uintptr(0), uintptr(signo), 0)
+		case uint32(unix.SIGTSTP):
+			// sbx was stopped (^Z): the whole sandbox stops with it. SIGSTOP,
+			// since the command's group is orphaned (its session's
+			// leader's parent, the init, is outside it), and the kernel
+			// discards a SIGTSTP there.
+			syscall.RawSyscall(unix.SYS_KILL, ^uintptr(0), uintptr(unix.SIGSTOP), 0)
 		}
 	}
 }

@@ -1,0 +1,107 @@
+//go:build unix
+
+package main
+
+import (
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+)
+
+// jobControl passes a stop of sbx (SIGTSTP: ^Z at a terminal, sent to
+// the foreground process group, which holds sbx but not the command, in
+// a session of its own) on to the command's tree, and a continue
+// (SIGCONT: fg, bg) after it, so that the job stops and goes on as a
+// whole, as it would without sbx. Under a sandbox whose launcher forwards
+// signals (the Landlock init) the launcher stops every process of the
+// sandbox with SIGSTOP: the command leads a session whose parent is
+// outside it, so its process group is orphaned and the kernel would
+// discard a SIGTSTP. Otherwise the command's process group gets SIGSTOP.
+// sbx then stops itself with SIGSTOP (a SIGTSTP would be discarded too
+// where sbx's own group is orphaned, leaving the command stopped while
+// sbx runs). The run's timeout goes on counting meanwhile, as timeout(1)'s
+// does.
+type jobControl struct {
+	ch   chan os.Signal
+	done chan struct{}
+	mu   sync.Mutex
+	// pid is the command's leader once it started (0 before);
+	// viaLauncher tells that it is a launcher that forwards the signals
+	// (executor.SignalForwarder).
+	pid         int
+	viaLauncher bool
+}
+
+// newJobControl starts catching SIGTSTP and SIGCONT, on a goroutine of its
+// own so that the runtime's set-up of signal delivery overlaps with the
+// command's start instead of delaying it.
+func newJobControl() *jobControl {
+	j := &jobControl{ch: make(chan os.Signal, 4), done: make(chan struct{})}
+	go j.loop()
+	return j
+}
+
+// started records the command's leader.
+func (j *jobControl) started(pid int, viaLauncher bool) {
+	if j == nil {
+		return
+	}
+	j.mu.Lock()
+	j.pid, j.viaLauncher = pid, viaLauncher
+	j.mu.Unlock()
+}
+
+// signalTree passes a stop (SIGTSTP) or continue (SIGCONT) on; it reports
+// whether there was a command to pass it to.
+func (j *jobControl) signalTree(sig syscall.Signal) bool {
+	j.mu.Lock()
+	pid, via := j.pid, j.viaLauncher
+	j.mu.Unlock()
+	switch {
+	case pid <= 0:
+		return false
+	case via:
+		syscall.Kill(pid, sig)
+	case sig == syscall.SIGTSTP:
+		syscall.Kill(-pid, syscall.SIGSTOP)
+	default:
+		syscall.Kill(-pid, sig)
+	}
+	return true
+}
+
+// loop passes a SIGCONT on only after a stop it passed on: a SIGCONT sent
+// to sbx alone reaches no other process, as without sbx.
+func (j *jobControl) loop() {
+	select {
+	case <-j.done:
+		return
+	default:
+	}
+	signal.Notify(j.ch, syscall.SIGTSTP, syscall.SIGCONT)
+	defer signal.Stop(j.ch)
+	stopped := false
+	for {
+		select {
+		case <-j.done:
+			return
+		case s := <-j.ch:
+			switch {
+			case s == syscall.SIGTSTP:
+				stopped = j.signalTree(syscall.SIGTSTP)
+				syscall.Kill(os.Getpid(), syscall.SIGSTOP) // SIGCONT comes next, on the channel
+			case stopped:
+				j.signalTree(syscall.SIGCONT)
+				stopped = false
+			}
+		}
+	}
+}
+
+// end stops passing signals on (the run is over).
+func (j *jobControl) end() {
+	if j != nil {
+		close(j.done)
+	}
+}
