@@ -23,7 +23,6 @@ import (
 // sbx runs). The run's timeout goes on counting meanwhile, as timeout(1)'s
 // does.
 type jobControl struct {
-	ch   chan os.Signal
 	done chan struct{}
 	mu   sync.Mutex
 	// pid is the command's leader once it started (0 before);
@@ -33,11 +32,11 @@ type jobControl struct {
 	viaLauncher bool
 }
 
-// newJobControl starts catching SIGTSTP and SIGCONT, on a goroutine of its
-// own so that the runtime's set-up of signal delivery overlaps with the
-// command's start instead of delaying it.
+// newJobControl starts catching SIGTSTP and SIGCONT (jobSignals), on a
+// goroutine of its own so that the set-up overlaps with the command's
+// start instead of delaying it.
 func newJobControl() *jobControl {
-	j := &jobControl{ch: make(chan os.Signal, 4), done: make(chan struct{})}
+	j := &jobControl{done: make(chan struct{})}
 	go j.loop()
 	return j
 }
@@ -79,14 +78,13 @@ func (j *jobControl) loop() {
 		return
 	default:
 	}
-	signal.Notify(j.ch, syscall.SIGTSTP, syscall.SIGCONT)
-	defer signal.Stop(j.ch)
+	ch := jobSignals(j.done)
 	stopped := false
 	for {
 		select {
 		case <-j.done:
 			return
-		case s := <-j.ch:
+		case s := <-ch:
 			switch {
 			case s == syscall.SIGTSTP:
 				stopped = j.signalTree(syscall.SIGTSTP)
@@ -104,4 +102,15 @@ func (j *jobControl) end() {
 	if j != nil {
 		close(j.done)
 	}
+}
+
+// notifyJobSignals is jobSignals through os/signal.
+func notifyJobSignals(done <-chan struct{}) <-chan os.Signal {
+	ch := make(chan os.Signal, 4)
+	signal.Notify(ch, syscall.SIGTSTP, syscall.SIGCONT)
+	go func() {
+		<-done
+		signal.Stop(ch)
+	}()
+	return ch
 }

@@ -29,3 +29,24 @@ TEXT ·sigpipePCs(SB),NOSPLIT,$0-16
 	LEAQ	·sigpipeRestorer(SB), AX
 	MOVQ	AX, restorer+8(FP)
 	RET
+
+// func sigjobHandler()
+//
+// The job-control handler (SIGTSTP, SIGCONT): as sigpipeHandler, to
+// sigjobFD.
+TEXT ·sigjobHandler(SB),NOSPLIT|NOFRAME,$0-0
+	SUBQ	$16, SP
+	MOVB	DI, 0(SP)
+	MOVQ	·sigjobFD(SB), DI
+	MOVQ	SP, SI
+	MOVQ	$1, DX
+	MOVQ	$1, AX // SYS_write
+	SYSCALL
+	ADDQ	$16, SP
+	RET
+
+// func sigjobPC() uintptr
+TEXT ·sigjobPC(SB),NOSPLIT,$0-8
+	LEAQ	·sigjobHandler(SB), AX
+	MOVQ	AX, ret+0(FP)
+	RET

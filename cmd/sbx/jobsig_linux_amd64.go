@@ -1,0 +1,72 @@
+package main
+
+import (
+	"os"
+	"sync/atomic"
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// sigjobFD is the write end of the job-control signal pipe, read by
+// sigjobHandler (stored before the handler is installed).
+var sigjobFD int64
+
+// sigjobHandler is the job-control handler (in assembly), never called from
+// Go.
+func sigjobHandler()
+
+// sigjobPC returns sigjobHandler's entry point.
+func sigjobPC() uintptr
+
+// jobSignals delivers SIGTSTP and SIGCONT on the returned channel until
+// done is closed. As for cancellation (see sigpipe), a handler of a few
+// instructions writes the signal's number to a non-blocking pipe, here
+// read by a goroutine parked in the runtime's poller: os/signal's set-up
+// would start runtime threads during sbx's start. A signal sbx inherited
+// ignored stays ignored. Where the pipe cannot be made, os/signal serves.
+func jobSignals(done <-chan struct{}) <-chan os.Signal {
+	var p [2]int
+	if err := unix.Pipe2(p[:], unix.O_CLOEXEC|unix.O_NONBLOCK); err != nil {
+		return notifyJobSignals(done)
+	}
+	atomic.StoreInt64(&sigjobFD, int64(p[1]))
+	_, restorer := sigpipePCs()
+	sa := kernelSigaction{handler: sigjobPC(), flags: saSiginfo | saOnstack | saRestart | saRestorer, restorer: restorer, mask: ^uint64(0)}
+	var installed []syscall.Signal
+	for _, s := range []syscall.Signal{syscall.SIGTSTP, syscall.SIGCONT} {
+		var old kernelSigaction
+		if _, _, e := unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(s), 0, uintptr(unsafe.Pointer(&old)), 8, 0, 0); e != 0 || old.handler == sigIgn {
+			continue
+		}
+		if _, _, e := unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(s), uintptr(unsafe.Pointer(&sa)), 0, 8, 0, 0); e == 0 {
+			installed = append(installed, s)
+		}
+	}
+	ch := make(chan os.Signal, 4)
+	r := os.NewFile(uintptr(p[0]), "sbx-job-signals") // non-blocking: the poller
+	go func() {
+		<-done
+		// The defaults again (sbx exits right after the run); the pipe's
+		// write end stays open for a handler running meanwhile.
+		dfl := kernelSigaction{}
+		for _, s := range installed {
+			unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(s), uintptr(unsafe.Pointer(&dfl)), 0, 8, 0, 0)
+		}
+		r.Close()
+	}()
+	go func() {
+		var b [16]byte
+		for {
+			n, err := r.Read(b[:])
+			for _, s := range b[:max(n, 0)] {
+				ch <- syscall.Signal(s)
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return ch
+}
