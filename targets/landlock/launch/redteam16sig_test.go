@@ -5,8 +5,9 @@ package launch_test
 // Red team 16: lifecycle and signal fidelity of `sbx run`: what the
 // command sees of its session, of the dispositions its caller gave sbx,
 // of signals sent to sbx (cancellation, job control), and how its end is
-// named. Tests named ...Hole fail on the code they were written against;
-// the others hold and guard the behaviour.
+// named. Tests named ...Hole failed on the code they were written against
+// (session 11); each hole is fixed and the test now guards the fix; the
+// others held and guard the behaviour.
 //
 //	go test -count=1 -run 'TestRedTeam16Sig' ./targets/landlock/launch
 
