@@ -5,6 +5,7 @@ package launch
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -125,9 +126,11 @@ func compileNullStdin(p *program, src int8) int8 {
 	p.call("opening /dev/null in the view for the command's standard input", unix.SYS_OPENAT, atFdcwdU, p.str("/dev/null"),
 		unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOCTTY|unix.O_NOFOLLOW).into(null)
 	clone := p.slot()
-	a, n := mountAttr(p, unix.MOUNT_ATTR_RDONLY|unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NOEXEC)
+	// Not nodev, which its mount has by now (compileNodev): it must stay a
+	// device.
+	attr := &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY | unix.MOUNT_ATTR_NOSUID | unix.MOUNT_ATTR_NOEXEC, Attr_clr: unix.MOUNT_ATTR_NODEV}
 	p.call("cloning /dev/null read-only for the command's standard input (the view has none)", unix.SYS_OPEN_TREE_ATTR, 0, p.str(""),
-		unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_EMPTY_PATH, a, n).from(0, src).into(clone)
+		unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_EMPTY_PATH, p.mem(attr, unsafe.Pointer(attr)), unsafe.Sizeof(*attr)).from(0, src).into(clone)
 	// Descriptor 0 is free to borrow: the command's part sets it last.
 	p.call("dup3(/dev/null clone, 0)", unix.SYS_DUP3, 0, 0, 0).from(0, clone)
 	p.call("opening the read-only clone of /dev/null for the command's standard input", unix.SYS_OPENAT, atFdcwdU, p.str("/proc/self/fd/0"),
@@ -668,13 +671,8 @@ func compileNodev(p *program, s *landlock.Spec) []int8 {
 	// A path below another kept one comes with that one's clone.
 	var tops []string
 	for _, k := range keep {
-		covered := false
-		for _, o := range keep {
-			if o != k && (o == "/dev" || strings.HasPrefix(k, o+"/")) && k != "/dev" {
-				covered = true
-			}
-		}
-		if !covered && !slicesContains(tops, k) {
+		covered := slices.ContainsFunc(keep, func(o string) bool { return strings.HasPrefix(k, o+"/") })
+		if !covered && !slices.Contains(tops, k) {
 			tops = append(tops, k)
 		}
 	}
@@ -691,16 +689,6 @@ func compileNodev(p *program, s *landlock.Spec) []int8 {
 		p.call3("attaching ", d, " back with its devices", unix.SYS_MOVE_MOUNT, 0, p.str(""), atFdcwdU, p.str(d), unix.MOVE_MOUNT_F_EMPTY_PATH).from(0, slots[i])
 	}
 	return slots
-}
-
-// slicesContains reports whether ss holds s.
-func slicesContains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // resolveNoSymlinks opens path (a directory) as O_PATH without following
