@@ -47,8 +47,9 @@ const dearFaultNanos = 5000
 //go:linkname nanotime runtime.nanotime
 func nanotime() int64
 
-// touch writes a zero byte at addr: a first touch faults the page in,
-// with the contents it already had (the kernel's zeroed page).
+// touch accesses the byte at addr without changing it (an atomic OR with
+// zero on amd64, a load on arm64): a first touch faults the page in. It
+// must change nothing: the runtime may already have put an object there.
 func touch(addr uintptr)
 
 // populateHeap populates heapBytes of the heap from the goroutine's stack,
@@ -70,8 +71,7 @@ func populateHeap() {
 // costs dearFaultNanos or more. It touches the two pages that begin
 // alignBytes and 2*alignBytes below end (distinct pages for any page
 // size here), and keeps the cheaper: an interrupt can only make one
-// dearer. Writing zero to a fresh page of the heap changes nothing the
-// runtime relies on: it reads as zero either way.
+// dearer. The access changes nothing (see touch).
 func faultsDear(start, end uintptr) bool {
 	if end-start < 3*alignBytes {
 		return false // too little left in the chunk to be worth it

@@ -139,4 +139,15 @@ func TestFaultsDear(t *testing.T) {
 			t.Errorf("the probe changed the byte at %#x", off)
 		}
 	}
+
+	// Where the runtime already put an object, the probe changes nothing.
+	for i := range m[:3*alignBytes] {
+		m[i] = byte(i%251 + 1)
+	}
+	faultsDear(base, base+3*alignBytes)
+	for _, off := range []uintptr{alignBytes, 2 * alignBytes} {
+		if want := byte(off%251 + 1); m[off] != want {
+			t.Errorf("the probe changed the byte in use at %#x: %#x, want %#x", off, m[off], want)
+		}
+	}
 }

@@ -14,7 +14,12 @@ TEXT ·madvise(SB),NOSPLIT,$0-32
 	RET
 
 // func touch(addr uintptr)
+//
+// An atomic OR with zero: a write access (a first touch faults the page
+// in for writing) that changes nothing, also where the byte is already in
+// use, by this thread or another.
 TEXT ·touch(SB),NOSPLIT,$0-8
 	MOVQ	addr+0(FP), DI
-	MOVB	$0, (DI)
+	LOCK
+	ORB	$0, (DI)
 	RET
