@@ -9,8 +9,8 @@
 //     compact range just above its first allocations; each first touch is
 //     a fault (about 10 µs on a nested virtual machine measured here,
 //     where one batched page costs under 1 µs). It first times two faults
-//     at the end of that range, and populates only if they cost 5 µs or
-//     more: where faults cost 2-3 µs, as on other machines measured here,
+//     at the end of that range (accesses that change nothing), and
+//     populates only if they cost 5 µs or more: where faults cost 2-3 µs, as on other machines measured here,
 //     populating the pages a run never touches costs more than it saves.
 //   - It grows the calling goroutine's stack to 16 KiB at once, while it
 //     holds a few frames, instead of three times later (each growth
