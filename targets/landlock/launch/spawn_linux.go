@@ -1188,16 +1188,16 @@ func initMain(a *initArgs) {
 		case uint32(unix.SIGTSTP), uint32(unix.SIGCONT):
 			// Job control, from sbx only: kill(2) from outside the
 			// namespace, the kernel's own SI_USER (ssi_code, at offset 8,
-			// 0) with the sender's id in this namespace (ssi_pid, at 12) 0.
-			// A sender may choose both fields only in a siginfo it queues
+			// 0) with the sender's id in this namespace (ssi_pid, at 12)
+			// 0. A sender chooses both fields only in a siginfo it queues,
 			// with a negative code (rt_sigqueueinfo). (A process of the
 			// sandbox that can signal the init, where Landlock's signal
 			// scoping is missing, could otherwise stop everything, itself
-			// included, through it.) sbx was
-			// stopped (^Z): the whole sandbox stops with it, by SIGSTOP,
-			// since the command's group is orphaned (its session's
-			// leader's parent, the init, is outside it) and the kernel
-			// discards a SIGTSTP there; SIGCONT resumes it.
+			// included, through it.) sbx was stopped (^Z): the whole
+			// sandbox stops with it, by SIGSTOP, since the command's group
+			// is orphaned (its session's leader's parent, the init, is
+			// outside it) and the kernel discards a SIGTSTP there; SIGCONT
+			// resumes it.
 			if *(*int32)(unsafe.Pointer(&info[8])) == 0 && *(*uint32)(unsafe.Pointer(&info[12])) == 0 {
 				if signo == uint32(unix.SIGTSTP) {
 					signo = uint32(unix.SIGSTOP)
