@@ -32,18 +32,9 @@ func jobSignals(done <-chan struct{}) <-chan os.Signal {
 		return notifyJobSignals(done)
 	}
 	atomic.StoreInt64(&sigjobFD, int64(p[1]))
-	_, restorer := sigpipePCs()
-	sa := kernelSigaction{handler: sigjobPC(), flags: saSiginfo | saOnstack | saRestart | saRestorer, restorer: restorer, mask: ^uint64(0)}
-	var installed []syscall.Signal
-	for _, s := range []syscall.Signal{syscall.SIGTSTP, syscall.SIGCONT} {
-		var old kernelSigaction
-		if _, _, e := unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(s), 0, uintptr(unsafe.Pointer(&old)), 8, 0, 0); e != 0 || old.handler == sigIgn {
-			continue
-		}
-		if _, _, e := unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(s), uintptr(unsafe.Pointer(&sa)), 0, 8, 0, 0); e == 0 {
-			installed = append(installed, s)
-		}
-	}
+	// (A failure leaves that signal with its default action: sbx stops
+	// alone, as before job control.)
+	installed, _ := installRawHandler(sigjobPC(), []syscall.Signal{syscall.SIGTSTP, syscall.SIGCONT})
 	ch := make(chan os.Signal, 4)
 	r := os.NewFile(uintptr(p[0]), "sbx-job-signals") // non-blocking: the poller
 	go func() {

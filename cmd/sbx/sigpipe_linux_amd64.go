@@ -79,23 +79,36 @@ func fastSignals(sigs []syscall.Signal) (*sigpipe, bool) {
 	}
 	sp := &sigpipe{r: r, w: p[1]}
 	atomic.StoreInt64(&sigpipeFD, int64(sp.w))
-	handler, restorer := sigpipePCs()
+	handler, _ := sigpipePCs()
+	if sp.installed, err = installRawHandler(handler, sigs); err != nil {
+		// The Go runtime's handler stays for the others: fall back.
+		return nil, false
+	}
+	return sp, true
+}
+
+// installRawHandler makes handler (an assembly entry point, see
+// sigpipeHandler) the handler of each of sigs that is not ignored (an
+// inherited SIG_IGN stays), and returns those it installed; it stops at
+// the first failure.
+func installRawHandler(handler uintptr, sigs []syscall.Signal) ([]syscall.Signal, error) {
+	_, restorer := sigpipePCs()
 	sa := kernelSigaction{handler: handler, flags: saSiginfo | saOnstack | saRestart | saRestorer, restorer: restorer, mask: ^uint64(0)}
+	var installed []syscall.Signal
 	for _, s := range sigs {
 		var old kernelSigaction
 		if _, _, e := unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(s), 0, uintptr(unsafe.Pointer(&old)), 8, 0, 0); e != 0 {
-			return nil, false
+			return installed, e
 		}
 		if old.handler == sigIgn {
 			continue
 		}
 		if _, _, e := unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(s), uintptr(unsafe.Pointer(&sa)), 0, 8, 0, 0); e != 0 {
-			// The Go runtime's handler stays for the others: fall back.
-			return nil, false
+			return installed, e
 		}
-		sp.installed = append(sp.installed, s)
+		installed = append(installed, s)
 	}
-	return sp, true
+	return installed, nil
 }
 
 // caught returns the first signal the pipe holds, 0 if none. It does not
