@@ -2,23 +2,11 @@ package main
 
 import (
 	"os"
-	"sync/atomic"
 	"syscall"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
-
-// sigjobFD is the write end of the job-control signal pipe, read by
-// sigjobHandler (stored before the handler is installed).
-var sigjobFD int64
-
-// sigjobHandler is the job-control handler (in assembly), never called from
-// Go.
-func sigjobHandler()
-
-// sigjobPC returns sigjobHandler's entry point.
-func sigjobPC() uintptr
 
 // jobSignals delivers SIGTSTP and SIGCONT on the returned channel until
 // done is closed. As for cancellation (see sigpipe), a handler of a few
@@ -31,10 +19,9 @@ func jobSignals(done <-chan struct{}) <-chan os.Signal {
 	if err := unix.Pipe2(p[:], unix.O_CLOEXEC|unix.O_NONBLOCK); err != nil {
 		return notifyJobSignals(done)
 	}
-	atomic.StoreInt64(&sigjobFD, int64(p[1]))
 	// (A failure leaves that signal with its default action: sbx stops
 	// alone, as before job control.)
-	installed, _ := installRawHandler(sigjobPC(), []syscall.Signal{syscall.SIGTSTP, syscall.SIGCONT})
+	installed, _ := installRawHandler(p[1], []syscall.Signal{syscall.SIGTSTP, syscall.SIGCONT})
 	ch := make(chan os.Signal, 4)
 	r := os.NewFile(uintptr(p[0]), "sbx-job-signals") // non-blocking: the poller
 	go func() {

@@ -16,11 +16,14 @@ import (
 // pipe's read end with the command's pipes (Request.CancelFD) and sbx reads
 // the number once the run ended.
 
-// sigpipeFD is the pipe's write end, read by sigpipeHandler (stored
-// atomically before the handler is installed).
-var sigpipeFD int64
+// sigFDs maps a signal number to the write end of the pipe its handler
+// writes to: the cancellation pipe (fastSignals) or the job-control one
+// (jobSignals). installRawHandler stores an entry atomically before it
+// installs that signal's handler, which reads it.
+var sigFDs [65]int64
 
-// sigpipeHandler is the handler (in assembly). It is never called from Go.
+// sigpipeHandler is the handler (in assembly) of every signal sbx catches
+// itself. It is never called from Go.
 func sigpipeHandler()
 
 // sigpipeRestorer returns from the handler (rt_sigreturn).
@@ -78,24 +81,26 @@ func fastSignals(sigs []syscall.Signal) (*sigpipe, bool) {
 		return nil, false
 	}
 	sp := &sigpipe{r: r, w: p[1]}
-	atomic.StoreInt64(&sigpipeFD, int64(sp.w))
-	handler, _ := sigpipePCs()
-	if sp.installed, err = installRawHandler(handler, sigs); err != nil {
+	if sp.installed, err = installRawHandler(sp.w, sigs); err != nil {
 		// The Go runtime's handler stays for the others: fall back.
 		return nil, false
 	}
 	return sp, true
 }
 
-// installRawHandler makes handler (an assembly entry point, see
-// sigpipeHandler) the handler of each of sigs that is not ignored (an
+// installRawHandler makes sigpipeHandler, writing to the pipe whose
+// write end is fd, the handler of each of sigs that is not ignored (an
 // inherited SIG_IGN stays), and returns those it installed; it stops at
 // the first failure.
-func installRawHandler(handler uintptr, sigs []syscall.Signal) ([]syscall.Signal, error) {
-	_, restorer := sigpipePCs()
+func installRawHandler(fd int, sigs []syscall.Signal) ([]syscall.Signal, error) {
+	handler, restorer := sigpipePCs()
 	sa := kernelSigaction{handler: handler, flags: saSiginfo | saOnstack | saRestart | saRestorer, restorer: restorer, mask: ^uint64(0)}
 	var installed []syscall.Signal
 	for _, s := range sigs {
+		if s < 1 || int(s) >= len(sigFDs) {
+			return installed, unix.EINVAL
+		}
+		atomic.StoreInt64(&sigFDs[s], int64(fd))
 		var old kernelSigaction
 		if _, _, e := unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(s), 0, uintptr(unsafe.Pointer(&old)), 8, 0, 0); e != 0 {
 			return installed, e
