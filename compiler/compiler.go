@@ -16,6 +16,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"syscall"
 
 	"github.com/hashicorp/hcl/v2"
 
@@ -39,7 +41,7 @@ const MaxFileSize = 4 << 20
 // the readable roots look. MaxGlobDepth is the largest accepted.
 const (
 	DefaultGlobDepth = 8
-	MaxGlobDepth     = 64
+	MaxGlobDepth     = ir.MaxGlobDepth
 )
 
 // maxErrorsPerFile caps the errors reported for one file, so that a binary
@@ -93,12 +95,17 @@ func CompileFiles(paths []string) (*Result, diag.Diagnostics) {
 	srcs := make([]Source, 0, len(paths))
 	seen := map[string]bool{}
 	for _, p := range paths {
-		// The same file named twice (profiles/*.hcl profiles/dev.hcl) is
-		// read once rather than reported as duplicate profiles.
-		if seen[p] {
+		// The same file named twice (profiles/*.hcl profiles/dev.hcl, or
+		// ./dev.hcl and $PWD/dev.hcl) is read once rather than reported
+		// as duplicate profiles: under its first spelling.
+		key := filepath.Clean(p)
+		if abs, err := filepath.Abs(p); err == nil {
+			key = abs
+		}
+		if seen[key] {
 			continue
 		}
-		seen[p] = true
+		seen[key] = true
 		data, d := ReadFile(p)
 		if d != nil {
 			ds = append(ds, *d)
@@ -113,7 +120,11 @@ func CompileFiles(paths []string) (*Result, diag.Diagnostics) {
 // ReadFile reads a profile file, refusing files larger than MaxFileSize
 // without reading them whole. The diagnostic is nil on success.
 func ReadFile(path string) ([]byte, *diag.Diagnostic) {
-	f, err := os.Open(path)
+	// Non-blocking: a FIFO with no writer then opens at once and reads as
+	// empty instead of hanging sbc, while a pipe that has one
+	// (sbc compile <(gen)) is read through the runtime's poller as usual;
+	// regular files ignore the flag, and the read below is bounded.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, ioDiag(path, err)
 	}

@@ -180,6 +180,11 @@ func (p *Profile) Validate() error {
 		if err := checkPath(r.Path, r.Source); err != nil {
 			return err
 		}
+		// A rule takes a literal path (the compiler refuses patterns):
+		// "*" in a deny would deny a name nobody uses.
+		if strings.ContainsAny(r.Path.Rel, "*?[") {
+			return bad(r.Source, "path %s: a rule takes a literal path, not a pattern (deny_glob does)", r.Path)
+		}
 	}
 	for _, g := range p.Filesystem.DenyGlobs {
 		if g.Pattern == "" {
@@ -188,8 +193,8 @@ func (p *Profile) Validate() error {
 		if err := validGlob(g.Pattern); err != nil {
 			return bad(g.Source, "%v", err)
 		}
-		if g.MaxDepth < 0 {
-			return bad(g.Source, "negative max_depth")
+		if g.MaxDepth < 1 || g.MaxDepth > MaxGlobDepth {
+			return bad(g.Source, "max_depth %d is not from 1 to %d", g.MaxDepth, MaxGlobDepth)
 		}
 	}
 	for _, pr := range p.Filesystem.Protect {

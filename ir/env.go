@@ -127,9 +127,14 @@ func (e Env) Build(environ []string) []string {
 // validGlob checks a deny_glob pattern's syntax with path.Match, which
 // rejects malformed character classes.
 func validGlob(pattern string) error {
-	for _, c := range strings.Split(pattern, "/") {
+	for i, c := range strings.Split(pattern, "/") {
 		if c == "**" {
 			continue
+		}
+		// Components as the compiler writes them: no "..", ".", or empty
+		// one (but the leading "/" of an absolute pattern).
+		if c == ".." || c == "." || (c == "" && i > 0) {
+			return fmt.Errorf("glob %q: a component is %q", pattern, c)
 		}
 		if _, err := path.Match(c, ""); err != nil {
 			return fmt.Errorf("glob %q: %w", pattern, err)

@@ -149,6 +149,9 @@ type PathRule struct {
 	Source Range  `json:"source"`
 }
 
+// MaxGlobDepth is the largest max_depth of a deny glob.
+const MaxGlobDepth = 64
+
 // GlobRule denies every path that matches Pattern.
 //
 // Pattern is a slash-separated glob over absolute bound paths: `*` matches

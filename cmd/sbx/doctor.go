@@ -1,13 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os/exec"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/sbx-dev/sbx/builtin"
 	"github.com/sbx-dev/sbx/executor"
@@ -110,6 +114,19 @@ func dryRun(p *profile, sb executor.Sandbox, o *runOptions, stdout, stderr io.Wr
 	return exitOK
 }
 
+// shown is s for a report line: quoted (Go syntax, control characters
+// escaped) when it holds a control character or invalid UTF-8, so that a
+// path with a newline in it cannot print a line of its own (a rule that is
+// not there).
+func shown(s string) string {
+	for _, r := range s {
+		if r == utf8.RuneError || unicode.IsControl(r) {
+			return strconv.Quote(s)
+		}
+	}
+	return s
+}
+
 func writeReport(w io.Writer, r *landlock.Report) {
 	fmt.Fprintf(w, "profile %s: Landlock ABI %d in use (kernel %d", r.Profile, r.ABI, r.KernelABI)
 	if r.ABICap > 0 {
@@ -121,10 +138,10 @@ func writeReport(w io.Writer, r *landlock.Report) {
 	}
 	fmt.Fprintf(w, "\nnetwork: %s\n\nbound rules:\n", r.Network)
 	for _, b := range r.Bound {
-		fmt.Fprintf(w, "  %-5s %-40s %s (%s)\n", b.Access, b.Path, b.Symbolic, b.Source)
+		fmt.Fprintf(w, "  %-5s %-40s %s (%s)\n", b.Access, shown(b.Path), shown(b.Symbolic.String()), shown(b.Source.String()))
 	}
 	for _, d := range r.Dropped {
-		fmt.Fprintf(w, "  dropped %s: %s (%s)\n", d.Rule, d.Reason, d.Source)
+		fmt.Fprintf(w, "  dropped %s: %s (%s)\n", shown(d.Rule), shown(d.Reason), shown(d.Source.String()))
 	}
 	fmt.Fprintln(w, "\nmount namespace:")
 	for _, m := range r.Mounts {
@@ -132,25 +149,25 @@ func writeReport(w io.Writer, r *landlock.Report) {
 		if len(m.Keep) > 0 {
 			var ks []string
 			for _, k := range m.Keep {
-				ks = append(ks, k.Rel)
+				ks = append(ks, shown(k.Rel))
 			}
 			extra = " keeping " + strings.Join(ks, ", ")
 		}
-		fmt.Fprintf(w, "  %-15s %s%s\n", m.Kind, m.Path, extra)
+		fmt.Fprintf(w, "  %-15s %s%s\n", m.Kind, shown(m.Path), extra)
 	}
 	fmt.Fprintln(w, "\nLandlock rules:")
 	for _, g := range r.Grants {
-		fmt.Fprintf(w, "  %-40s %s\n", g.Path, g.Rights)
+		fmt.Fprintf(w, "  %-40s %s\n", shown(g.Path), g.Rights)
 	}
 	for _, p := range r.Ports {
 		fmt.Fprintf(w, "  tcp port %-31d %s\n", p.Port, strings.Join(p.Rights.Names(), "|"))
 	}
 	for _, nc := range r.NoCreate {
-		fmt.Fprintf(w, "  no creation directly in %s (missing: %s)\n", nc.Dir, strings.Join(nc.Missing, ", "))
+		fmt.Fprintf(w, "  no creation directly in %s (missing: %s)\n", shown(nc.Dir), shown(strings.Join(nc.Missing, ", ")))
 	}
 	fmt.Fprintln(w, "\nseccomp:")
 	for _, s := range r.Seccomp {
-		fmt.Fprintf(w, "  %s\n", s)
+		fmt.Fprintf(w, "  %s\n", shown(s))
 	}
 	fmt.Fprintln(w, "\nbase allowances:")
 	for _, s := range r.Base {
@@ -158,17 +175,17 @@ func writeReport(w io.Writer, r *landlock.Report) {
 	}
 	fmt.Fprintln(w, "\nfidelity:")
 	for _, f := range r.Fidelity {
-		fmt.Fprintf(w, "  %-13s %-32s %s", f.Level, f.Rule, f.Source)
+		fmt.Fprintf(w, "  %-13s %-32s %s", f.Level, shown(f.Rule), shown(f.Source.String()))
 		if f.Mechanism != "" {
 			fmt.Fprintf(w, " [%s]", f.Mechanism)
 		}
 		if f.Detail != "" {
-			fmt.Fprintf(w, "\n                %s", f.Detail)
+			fmt.Fprintf(w, "\n                %s", shown(f.Detail))
 		}
 		fmt.Fprintln(w)
 	}
 	for _, n := range r.NotEnforced {
-		fmt.Fprintf(w, "  NOT ENFORCED at ABI %d: %s (%s) needs ABI %d for %s: %s\n", r.ABI, n.Rule, n.Source, n.ABI, n.Feature, n.Fallback)
+		fmt.Fprintf(w, "  NOT ENFORCED at ABI %d: %s (%s) needs ABI %d for %s: %s\n", r.ABI, shown(n.Rule), shown(n.Source.String()), n.ABI, n.Feature, shown(n.Fallback))
 	}
 }
 
@@ -190,7 +207,7 @@ type profileStatus struct {
 }
 
 // doctorCommand implements "sbx doctor".
-func doctorCommand(args []string, stdout, stderr io.Writer) int {
+func doctorCommand(args []string, stdout, stderr io.Writer) (code int) {
 	fs := flag.NewFlagSet("sbx doctor", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	asJSON := fs.Bool("json", false, "")
@@ -200,6 +217,11 @@ func doctorCommand(args []string, stdout, stderr io.Writer) int {
 			return exitOK
 		}
 		return reportFailure(stderr, doctorUsage, usagef("%v", err))
+	}
+	if fs.NArg() > 0 {
+		// "sbx doctor json" (the dashes forgotten) must not print the
+		// text report a script would then fail to parse.
+		return reportFailure(stderr, doctorUsage, usagef("unexpected argument %q: sbx doctor takes no arguments", fs.Arg(0)))
 	}
 	abi := kernelABI()
 	nsOK, nsWhy := namespacesUsable()
@@ -238,12 +260,24 @@ func doctorCommand(args []string, stdout, stderr io.Writer) int {
 		profiles = append(profiles, st)
 	}
 	features := probeFeatures()
+	// The report is written whole, once: a failed write (a full disk) is
+	// sbx's failure (125), not an empty report with status 0.
+	var out bytes.Buffer
+	dst := stdout
+	defer func() {
+		if code == exitOK {
+			if _, err := dst.Write(out.Bytes()); err != nil {
+				code = reportFailure(stderr, "", fmt.Errorf("writing the report: %w", err))
+			}
+		}
+	}()
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
+		enc := json.NewEncoder(&out)
 		enc.SetIndent("", "  ")
 		enc.Encode(map[string]any{"machine": features, "profiles": profiles})
 		return exitOK
 	}
+	stdout = &out
 	b, _ := json.MarshalIndent(features, "", "  ")
 	fmt.Fprintf(stdout, "machine:\n%s\n\nbuilt-in profiles:\n", indent(string(b)))
 	for _, st := range profiles {

@@ -374,6 +374,14 @@ func (c *cachedView) Stat(p string) Kind {
 
 func (c *cachedView) Subdirs(dir string) []string { return c.v.Subdirs(dir) }
 
+// Mounts lists the underlying view's mounts (none if it cannot).
+func (c *cachedView) Mounts() []Mount {
+	if ml, ok := c.v.(MountLister); ok {
+		return ml.Mounts()
+	}
+	return nil
+}
+
 // OSView returns the View of the real filesystem.
 func OSView() View { return osView{} }
 
@@ -475,6 +483,10 @@ type Report struct {
 
 // BindOptions configure Bind.
 type BindOptions struct {
+	// Mounts, when set, lists the mounts of the view instead of the view
+	// itself (a MountLister): the launcher reads them while it starts the
+	// sandbox's init, off the binding's path.
+	Mounts func() []Mount
 	// KernelABI is the ABI the running kernel reports (0: no Landlock).
 	KernelABI int
 	// ABICap, when positive, caps the ABI used below KernelABI. It exists so
@@ -587,6 +599,7 @@ func (pl *Plan) Bind(b ir.Bindings, o BindOptions) (*Spec, *Report, error) {
 	if err != nil {
 		return nil, rep, fmt.Errorf("binding profile %s: %w", pl.Profile, err)
 	}
+	linkRules := resolveRules(bd, v)
 	links, err := gitdirTargets(bd, v)
 	if err != nil {
 		return nil, rep, fmt.Errorf("binding profile %s: %w", pl.Profile, err)
@@ -631,19 +644,36 @@ func (pl *Plan) Bind(b ir.Bindings, o BindOptions) (*Spec, *Report, error) {
 		}
 	}
 	spec.Grants = append(spec.Grants, Grant{Path: "/proc", Rights: ReadRights & fsMask, Why: "fresh procfs of the sandbox"})
-	spec.Grants = mergeGrants(spec.Grants)
+	spec.Grants = dropLinkGrants(mergeGrants(spec.Grants), linkRules)
 	spec.Mounts = lo.mounts
+	var kernelOps []MountOp
+	mounts := o.Mounts
+	if ml, ok := v.(MountLister); ok && mounts == nil {
+		mounts = ml.Mounts
+	}
+	if mounts != nil {
+		var masked []string
+		for _, m := range lo.mounts {
+			if m.Kind == MountMask {
+				masked = append(masked, m.Path)
+			}
+		}
+		kernelOps = kernelMountOps(mounts(), spec.Grants, masked, o.Root)
+	}
 	if o.Root {
+		// Where the mounts cannot be listed, by path.
 		for _, d := range rootOnlyKernelDirs {
-			if rootOnlyDir(d) && readable(spec.Grants, d) {
+			if rootOnlyDir(d) && readable(spec.Grants, d) && !detaches(kernelOps, d) {
 				spec.Mounts = append(spec.Mounts, MountOp{Kind: MountDetach, Path: d, Why: "kernel tracing and debugging interface, root's by mode alone"})
 			}
 		}
 	}
+	spec.Mounts = append(spec.Mounts, kernelOps...)
 	if privateDevpts(bd, lo.mounts, v) {
 		spec.Mounts = append(spec.Mounts, MountOp{Kind: MountDevpts, Path: "/dev/pts", Dir: true, Why: "the host's terminals are not the sandbox's"})
 	}
 	spec.Mounts = append(spec.Mounts, MountOp{Kind: MountProc, Path: "/proc", Why: "hide other processes"})
+	spec.Mounts = procMasks(spec.Mounts, bd, t, v)
 	// network none: seccomp and Landlock deny every socket that leaves the
 	// sandbox, but not the other way: an abstract Unix name the command
 	// binds would live in the host's namespace (host processes could
@@ -658,7 +688,13 @@ func (pl *Plan) Bind(b ir.Bindings, o BindOptions) (*Spec, *Report, error) {
 	spec.Guarded = lo.guarded
 	spec.Absent = append(spec.Absent, lo.guarded...)
 	for _, nc := range lo.noCreate {
-		spec.Absent = append(spec.Absent, nc.Missing...)
+		for _, m := range nc.Missing {
+			// A read-only link kept unremovable exists on purpose: only
+			// the names that were missing must still be.
+			if v.Lstat(m) != KindSymlink {
+				spec.Absent = append(spec.Absent, m)
+			}
+		}
 	}
 	spec.Seccomp.NotifyCreate = len(lo.guarded) > 0
 	// inotify_add_watch is not checked by Landlock (no path_notify hook):
@@ -807,7 +843,31 @@ func expandGlobs(bd *ir.Bound, v View, budget int, t *ruleTable) ([]note, []inpu
 				}
 			}
 		}
+		// An anchored pattern is scanned from its anchor (the literal
+		// directories before its first wildcard): max_depth counts the
+		// directories below it, as the profile language reads, and the
+		// rest of a readable root is not walked at all.
+		lit := globLiteralDir(g.Pattern)
 		for _, r := range top {
+			start, depth := r, 1
+			switch {
+			case lit != "/" && ir.PathWithin(lit, r) && lit != r:
+				start = lit
+			case ir.PathWithin(r, lit):
+				depth = 1 + ir.Depth(r) - ir.Depth(lit)
+			default:
+				continue // the pattern cannot match below r
+			}
+			if depth > g.MaxDepth {
+				continue
+			}
+			if start != r {
+				if skipScan[start] || denied[start] || v.Stat(start) != KindDir {
+					continue
+				}
+				walk(start, depth)
+				continue
+			}
 			matched := false
 			for p := r; ; p = path.Dir(p) {
 				if ir.MatchGlob(g.Pattern, p) {
@@ -825,13 +885,19 @@ func expandGlobs(bd *ir.Bound, v View, budget int, t *ruleTable) ([]note, []inpu
 			if matched || skipScan[r] || v.Stat(r) != KindDir {
 				continue
 			}
-			walk(r, 1)
+			walk(r, depth)
 		}
+		// The scan at start is the expansion the profile language defines
+		// for targets without pattern matching (supplementary, as the
+		// plan says); only a scan cut short by the budget leaves part of
+		// it undone.
+		level := LevelSupplementary
 		detail := fmt.Sprintf("%d existing matches masked", countRef(out, ref))
 		if exhausted {
+			level = LevelPartial
 			detail += fmt.Sprintf("; the scan stopped after %d entries, deeper matches are not denied", budget)
 		}
-		notes = append(notes, note{ref: ref, level: LevelPartial, mechanism: "mount-namespace mask", detail: detail})
+		notes = append(notes, note{ref: ref, level: level, mechanism: "mount-namespace mask", detail: detail})
 	}
 	return notes, out
 }
@@ -1045,4 +1111,31 @@ func readsRoot(gs []Grant) bool {
 		}
 	}
 	return false
+}
+
+// detaches reports whether ops detach p or a directory above it.
+func detaches(ops []MountOp, p string) bool {
+	for _, op := range ops {
+		if op.Kind == MountDetach && ir.PathWithin(p, op.Path) {
+			return true
+		}
+	}
+	return false
+}
+
+// globLiteralDir is the directory a bound glob pattern is anchored at: its
+// components before the first one with a wildcard ("/" for "/**/x").
+func globLiteralDir(pattern string) string {
+	dir := "/"
+	for _, c := range strings.Split(strings.TrimPrefix(pattern, "/"), "/") {
+		if strings.ContainsAny(c, "*?[") {
+			break
+		}
+		dir = ir.JoinAbs(dir, c)
+	}
+	if dir == pattern {
+		// No wildcard at all: a literal path, its parent holds it.
+		return path.Dir(pattern)
+	}
+	return dir
 }

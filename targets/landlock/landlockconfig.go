@@ -82,6 +82,8 @@ func ToLandlockConfig(s *Spec) (*LandlockConfig, []string) {
 			warn = append(warn, fmt.Sprintf("%s is read-only in sbx through a read-only bind mount; landlockconfig cannot express it and grants the rights of its parent", m.Path))
 		case MountMask:
 			warn = append(warn, fmt.Sprintf("%s is denied in sbx through a mask mount; landlockconfig cannot express it and grants the rights of its parent", m.Path))
+		case MountKernelReadOnly:
+			warn = append(warn, fmt.Sprintf("%s (a kernel file system) is read-only in sbx through its mount flags; landlockconfig cannot express it and grants the rights of its parent", m.Path))
 		}
 	}
 	warn = append(warn, "landlockconfig has no equivalent of sbx's seccomp filter, namespaces or dropped capabilities (UDP, raw sockets, metadata changes, /proc, IPC are not covered)")

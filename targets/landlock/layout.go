@@ -77,6 +77,11 @@ const (
 	// MNT_DETACH), leaving the directory below it: for root runs only,
 	// whose view copies the host's mounts unlocked (no user namespace).
 	MountDetach MountKind = "detach"
+	// MountKernelReadOnly makes the mount at the path, and those below it,
+	// read-only, nosuid, nodev and noexec where it is (no bind): a kernel
+	// file system (procfs, sysfs, cgroup, binfmt_misc, ...) the host
+	// mounted below a writable root.
+	MountKernelReadOnly MountKind = "kernel-read-only"
 )
 
 // MountOp is one mount-namespace operation.

@@ -514,7 +514,7 @@ func compileMounts(p *program, s *landlock.Spec, pre *prebuilt) error {
 		if _, ok := clones[op.Path]; ok {
 			continue
 		}
-		at := resolveNoSymlinks(p, op.Path)
+		at := resolveBound(p, s, op.Path)
 		c := p.slot()
 		p.call3("cloning writable ", op.Path, "", unix.SYS_OPEN_TREE, 0, p.str(""), unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE|unix.AT_EMPTY_PATH).from(0, at).into(c)
 		p.closeSlot(at)
@@ -544,7 +544,7 @@ func compileMounts(p *program, s *landlock.Spec, pre *prebuilt) error {
 			// The target is resolved now, in the view built so far (a
 			// writable folder reopened below a read-only carve-out goes on
 			// the carve-out's bind).
-			at := resolveNoSymlinks(p, op.Path)
+			at := resolveBound(p, s, op.Path)
 			p.call(what, unix.SYS_MOVE_MOUNT, 0, p.str(""), 0, p.str(""), unix.MOVE_MOUNT_F_EMPTY_PATH|unix.MOVE_MOUNT_T_EMPTY_PATH).from(0, clones[op.Path]).from(2, at)
 			p.closeSlot(at)
 		case landlock.MountReadOnly:
@@ -591,6 +591,12 @@ func compileMounts(p *program, s *landlock.Spec, pre *prebuilt) error {
 			// EINVAL: no longer a mount point (unmounted on the host
 			// since the binding), so nothing to hide.
 			p.call(what, unix.SYS_UMOUNT2, p.str(op.Path), unix.MNT_DETACH|unix.UMOUNT_NOFOLLOW, 0).tolerate(unix.EINVAL, 0)
+		case landlock.MountKernelReadOnly:
+			// Where it is, with what lies below it (no bind: the mount
+			// the host made). EINVAL: no longer a mount point (unmounted
+			// on the host since the binding), nothing left to protect.
+			a, n := mountAttr(p, unix.MOUNT_ATTR_RDONLY|unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV|unix.MOUNT_ATTR_NOEXEC)
+			p.call(what, unix.SYS_MOUNT_SETATTR, atFdcwdU, p.str(op.Path), unix.AT_RECURSIVE|unix.AT_SYMLINK_NOFOLLOW, a, n).tolerate(unix.EINVAL, 0)
 		case landlock.MountProc:
 			// Read-only whatever the writable roots (see kernelStateReadOnly).
 			p.call(what, unix.SYS_MOUNT, p.str("proc"), p.str("/proc"), p.str("proc"), unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, 0)
@@ -699,6 +705,16 @@ func compileNodev(p *program, s *landlock.Spec) []int8 {
 // would make the link's target writable. The run then fails closed.
 func resolveNoSymlinks(p *program, path string) int8 {
 	return openNoSymlinks(p, path, unix.O_DIRECTORY)
+}
+
+// resolveBound is resolveNoSymlinks for a writable path as bound: a file
+// (a write rule may name one) is opened as such; anything else must still
+// be the directory it was.
+func resolveBound(p *program, s *landlock.Spec, path string) int8 {
+	if s.Lstat(path) == landlock.KindFile {
+		return openNoSymlinks(p, path, 0)
+	}
+	return resolveNoSymlinks(p, path)
 }
 
 // openNoSymlinks is resolveNoSymlinks for any file type (flags: extra

@@ -32,6 +32,20 @@ type Early struct {
 	// newNet is set when the init created a network namespace (predicted
 	// from the plan: landlock.Plan.NeedsNetNamespace).
 	newNet bool
+	// mounts receives the host's mounts, read on a goroutine of their own
+	// while the init starts and the profile is bound (see Mounts).
+	mounts chan []landlock.Mount
+	got    []landlock.Mount
+	once   sync.Once
+}
+
+// Mounts returns the mounts of sbx's namespace (landlock.BindOptions.Mounts),
+// listed concurrently since Prestart: the kernel writes mountinfo at about
+// 2.5 µs a mount here, a tenth of a millisecond the binding need not wait
+// for.
+func (e *Early) Mounts() []landlock.Mount {
+	e.once.Do(func() { e.got = <-e.mounts })
+	return e.got
 }
 
 // Prestart starts an init in new PID, mount and IPC namespaces, and a user
@@ -52,6 +66,15 @@ func Prestart(userns bool, plan *landlock.Plan, o Options) (*Early, error) {
 	if raceEnabled {
 		return nil, errors.New("no early init in a race-enabled build")
 	}
+	mounts := make(chan []landlock.Mount, 1)
+	go func() {
+		ml, _ := landlock.OSView().(landlock.MountLister)
+		if ml == nil {
+			mounts <- nil
+			return
+		}
+		mounts <- ml.Mounts()
+	}()
 	flags := uint64(unix.CLONE_NEWPID | unix.CLONE_NEWNS | unix.CLONE_NEWIPC)
 	if userns {
 		flags |= unix.CLONE_NEWUSER
@@ -74,7 +97,7 @@ func Prestart(userns bool, plan *landlock.Plan, o Options) (*Early, error) {
 		h.abort()
 		return nil, err
 	}
-	return &Early{h: h, userns: userns, flags: flags, pre: pre, newNet: newNet}, nil
+	return &Early{h: h, userns: userns, flags: flags, pre: pre, newNet: newNet, mounts: mounts}, nil
 }
 
 // predictDevMask returns the mask of /dev that binding plan will most

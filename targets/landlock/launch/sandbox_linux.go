@@ -84,7 +84,11 @@ type Sandbox struct {
 // ABI and kernel it needs.
 func New(plan *landlock.Plan, b ir.Bindings, o Options) (*Sandbox, error) {
 	abi := KernelABI()
-	spec, rep, err := plan.Bind(b, landlock.BindOptions{KernelABI: abi, ABICap: o.ABICap, AllowDegraded: o.AllowDegraded, Root: os.Geteuid() == 0,
+	var mounts func() []landlock.Mount
+	if o.Early != nil {
+		mounts = o.Early.Mounts
+	}
+	spec, rep, err := plan.Bind(b, landlock.BindOptions{KernelABI: abi, ABICap: o.ABICap, AllowDegraded: o.AllowDegraded, Root: os.Geteuid() == 0, Mounts: mounts,
 		Supervise: !o.NoSupervisor && supervisorAvailable()})
 	if err != nil {
 		if abi == 0 && errors.Is(err, landlock.ErrABI) && filteredHint() != "" {

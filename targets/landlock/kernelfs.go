@@ -1,0 +1,220 @@
+package landlock
+
+import (
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/sbx-dev/sbx/ir"
+)
+
+// Mount is a mount point of the view and the type of the file system
+// mounted there.
+type Mount struct {
+	Path   string
+	FSType string
+}
+
+// A MountLister is a View that also lists its mounts. The real view reads
+// them from /proc/self/mountinfo; Bind uses them to find the kernel's file
+// systems wherever the host mounted them (kernelMountOps).
+type MountLister interface {
+	Mounts() []Mount
+}
+
+// kernelFSTypes are the file systems whose files are the kernel's own
+// settings and state, shared with the whole machine: a write to one of
+// them is a write outside the sandbox whatever directory it is mounted on
+// (a procfs's sysctls and other processes' oom_score_adj, a cgroup's
+// cgroup.kill, binfmt_misc's register, which makes the host run an
+// interpreter of the command's choosing, mqueue's queues in the host's IPC
+// namespace, trace instances). A build chroot in the workspace with its
+// own /proc, /sys and /sys/fs/cgroup mounted is the usual way such mounts
+// end up below a writable root.
+var kernelFSTypes = map[string]bool{
+	"proc": true, "sysfs": true, "cgroup": true, "cgroup2": true,
+	"tracefs": true, "debugfs": true, "securityfs": true, "configfs": true,
+	"bpf": true, "pstore": true, "efivarfs": true, "binfmt_misc": true,
+	"mqueue": true, "fusectl": true, "selinuxfs": true, "smackfs": true,
+	"rpc_pipefs": true, "nfsd": true, "resctrl": true,
+}
+
+// revealingFSTypes are the kernel file systems that show other
+// processes' activity to a reader who owns them, root: tracefs and debugfs
+// (every process's system calls; reading trace_pipe consumes the host
+// tracer's events) and procfs (other processes' entries, which the
+// sandbox's own /proc hides). Root runs have them detached wherever they
+// are mounted.
+var revealingFSTypes = map[string]bool{"tracefs": true, "debugfs": true, "proc": true}
+
+// Mounts lists the mounts of sbx's mount namespace, which the sandbox's
+// view copies (nil when /proc/self/mountinfo cannot be read). The kernel
+// takes about 2.5 µs a mount to write the file here, so it is read in one
+// call into a buffer large enough for it, and parsed without splitting.
+func (osView) Mounts() []Mount {
+	f, err := os.Open("/proc/self/mountinfo")
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	buf := make([]byte, 0, 32<<10)
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := f.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err != nil || n == 0 {
+			break
+		}
+	}
+	return parseMountinfo(string(buf))
+}
+
+// parseMountinfo returns the mount points and file system types of a
+// /proc/PID/mountinfo text: "ID PARENT MAJ:MIN ROOT POINT OPTIONS
+// [OPTIONAL...] - TYPE SOURCE SUPER", with spaces, tabs, newlines and
+// backslashes in paths written as octal escapes.
+func parseMountinfo(s string) []Mount {
+	out := make([]Mount, 0, strings.Count(s, "\n"))
+	for len(s) > 0 {
+		line := s
+		if i := strings.IndexByte(s, '\n'); i >= 0 {
+			line, s = s[:i], s[i+1:]
+		} else {
+			s = ""
+		}
+		// The mount point is the fifth field; the type follows " - ".
+		f := line
+		for range 4 {
+			if i := strings.IndexByte(f, ' '); i >= 0 {
+				f = f[i+1:]
+			} else {
+				f = ""
+			}
+		}
+		point, _, ok := strings.Cut(f, " ")
+		_, rest, found := strings.Cut(f, " - ")
+		if !ok || !found || point == "" {
+			continue
+		}
+		fstype, _, _ := strings.Cut(rest, " ")
+		if fstype == "" {
+			continue
+		}
+		out = append(out, Mount{Path: unescapeMountinfo(point), FSType: fstype})
+	}
+	return out
+}
+
+// unescapeMountinfo decodes mountinfo's octal escapes (\040 for a space).
+func unescapeMountinfo(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) && isOctal(s[i+1]) && isOctal(s[i+2]) && isOctal(s[i+3]) {
+			b.WriteByte((s[i+1]-'0')<<6 | (s[i+2]-'0')<<3 | (s[i+3] - '0'))
+			i += 3
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+func isOctal(c byte) bool { return c >= '0' && c <= '7' }
+
+// kernelMountOps returns the operations that keep the kernel's file
+// systems in ms out of the command's reach wherever the host mounted
+// them: in root runs a revealing one the grants make readable is
+// detached; any other that the grants make writable is made read-only
+// (MountKernelReadOnly), since a writable root attaches the host's mounts
+// below it as they are. /proc is the sandbox's own procfs, mounted over
+// the host's and what lies below it, and /sys is made read-only
+// recursively anyway; what lies below a mask (masked, the paths of the
+// view's masks) is not in the view.
+func kernelMountOps(ms []Mount, gs []Grant, masked []string, root bool) []MountOp {
+	ms = append([]Mount(nil), ms...)
+	// Ancestors first: what is detached takes its submounts with it.
+	sort.SliceStable(ms, func(i, j int) bool { return ms[i].Path < ms[j].Path })
+	var ops []MountOp
+	var gone []string
+	below := func(p string, dirs []string) bool {
+		for _, d := range dirs {
+			if ir.PathWithin(p, d) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, m := range ms {
+		p := m.Path
+		if !kernelFSTypes[m.FSType] || !strings.HasPrefix(p, "/") || p == "/" || ir.PathWithin(p, "/proc") || below(p, gone) || below(p, masked) {
+			continue
+		}
+		if root && revealingFSTypes[m.FSType] && readable(gs, p) {
+			ops = append(ops, MountOp{Kind: MountDetach, Path: p, Why: m.FSType + " mounted here: other processes' activity, root's by ownership alone"})
+			gone = append(gone, p)
+			continue
+		}
+		if !ir.PathWithin(p, "/sys") && writable(gs, p) {
+			ops = append(ops, MountOp{Kind: MountKernelReadOnly, Path: p, Why: m.FSType + " mounted below a writable root: kernel settings and state, not the command's to change"})
+		}
+	}
+	return ops
+}
+
+// writable reports whether a grant lets the command change something at p.
+func writable(gs []Grant, p string) bool {
+	for _, g := range gs {
+		if g.Rights&(WriteRights&^ReadRights) != 0 && ir.PathWithin(p, g.Path) {
+			return true
+		}
+	}
+	return false
+}
+
+// procMasks moves the masks of paths below /proc after the mount of the
+// sandbox's own procfs (ops ends with it), which would cover them
+// otherwise, and adds one for every denied path there that no mask covers
+// yet (the view's /proc is readable whatever the read rules: the sandbox's
+// processes only). A process's own entries (/proc/self, /proc/thread-self,
+// /proc/PID) are a different directory for every process: no mount can
+// deny them to the command's children, so such a rule is unenforceable
+// (refused unless degraded).
+func procMasks(ops []MountOp, bd *ir.Bound, t *ruleTable, v View) []MountOp {
+	var kept, moved []MountOp
+	for _, m := range ops {
+		if m.Kind == MountMask && ir.PathWithin(m.Path, "/proc") {
+			moved = append(moved, m)
+			continue
+		}
+		kept = append(kept, m)
+	}
+	for _, r := range bd.Rules {
+		if r.Access != ir.Deny || !ir.PathWithin(r.Path, "/proc") {
+			continue
+		}
+		ref := t.refOf(r)
+		first, _, _ := strings.Cut(strings.TrimPrefix(r.Path, "/proc/"), "/")
+		if r.Path != "/proc" && (first == "self" || first == "thread-self" || strings.Trim(first, "0123456789") == "") {
+			t.apply([]note{{ref: ref, level: LevelUnenforceable,
+				detail: "a process's own /proc entries are a different directory for each process of the sandbox: no mask can deny them to all"}})
+			continue
+		}
+		covered := false
+		for _, m := range moved {
+			covered = covered || ir.PathWithin(r.Path, m.Path)
+		}
+		k := v.Lstat(r.Path)
+		if covered || k == KindMissing {
+			continue
+		}
+		moved = append(moved, MountOp{Kind: MountMask, Path: r.Path, Dir: k == KindDir, Why: ir.Deny.String()})
+		t.apply([]note{{ref: ref, level: LevelSupplementary, mechanism: "mount-namespace mask",
+			detail: "masked on the sandbox's own procfs"}})
+	}
+	return append(kept, moved...)
+}
