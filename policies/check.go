@@ -133,8 +133,16 @@ func (e *Engine) Check(ctx context.Context, in Input) (*Result, error) {
 	file, artifact := in.names()
 	res := &Result{Profile: in.Profile.Name, File: file, Failures: []Finding{}, Warnings: []Finding{}, Exceptions: []Finding{}}
 	val := inputValue(in, file, artifact)
+	if e.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, e.timeout)
+		defer cancel()
+	}
 	rs, err := e.query.Eval(ctx, rego.EvalParsedInput(val))
 	if err != nil {
+		if e.timeout > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return nil, fmt.Errorf("evaluating policy for profile %q (%s): still running after %v (--timeout)", res.Profile, res.File, e.timeout)
+		}
 		return nil, fmt.Errorf("evaluating policy for profile %q (%s): %w", res.Profile, res.File, err)
 	}
 	if len(rs) != 1 || len(rs[0].Expressions) != 1 {

@@ -27,6 +27,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
@@ -69,6 +70,10 @@ type Options struct {
 	// Print receives the output of print() calls in policy; nil discards
 	// it.
 	Print io.Writer
+	// Timeout bounds the evaluation of the policy for one profile (0: no
+	// bound): a rule that runs for hours fails that profile's check
+	// (Result.Err) instead of hanging a CI job.
+	Timeout time.Duration
 }
 
 // Kind is what a rule does with its results.
@@ -112,6 +117,7 @@ type Engine struct {
 	slots   []*Rule
 	rules   []*Rule
 	modules map[string]*ast.Module
+	timeout time.Duration // Options.Timeout
 }
 
 // forbidden are the built-in functions removed from the capabilities, with
@@ -121,6 +127,11 @@ var forbidden = map[string]string{
 	"http.send":          "it makes network requests",
 	"net.lookup_ip_addr": "it makes DNS queries",
 	"opa.runtime":        "it exposes the process environment",
+	// A schema's "$ref" may name a local file (file://...), which the
+	// JSON Schema loader reads: findings would depend on the machine's
+	// files, and a policy could copy one into a finding's message.
+	"json.match_schema":  "its schema references may read local files",
+	"json.verify_schema": "its schema references may read local files",
 }
 
 // Capabilities returns the OPA capabilities policy is compiled with: this
@@ -180,7 +191,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{modules: modules}
+	e := &Engine{modules: modules, timeout: opts.Timeout}
 	if err := e.collectRules(modules, pkgs); err != nil {
 		return nil, err
 	}
@@ -394,6 +405,17 @@ func selectPackages(org, builtin map[string]*ast.Module, opts Options) (map[stri
 	if opts.AllNamespaces {
 		for p := range have {
 			pkgs[p] = true
+		}
+		// A namespace named as well must still exist: a misspelt one is
+		// an error, as without --all-namespaces.
+		for _, n := range opts.Namespaces {
+			if !have[n] {
+				hint := "no organisation policy was loaded (use --policy)"
+				if len(have) > 0 {
+					hint = "the policy defines packages " + strings.Join(sortedKeys(have), ", ")
+				}
+				return nil, fmt.Errorf("namespace %q: no policy module declares package %s: %s", n, n, hint)
+			}
 		}
 		return pkgs, nil
 	}

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/sbx-dev/sbx/compiler/diag"
+	"github.com/sbx-dev/sbx/ir"
 )
 
 // WriteGitHub writes the findings as GitHub Actions workflow commands
@@ -11,6 +14,15 @@ import (
 // step annotates the profile's lines, grouped per file, then the summary.
 func (r *Report) WriteGitHub(w io.Writer) error {
 	var b strings.Builder
+	for _, d := range r.Problems {
+		cmd := "error"
+		if d.Severity != diag.Error {
+			cmd = "warning"
+		}
+		props := ghRange(d.Range)
+		props = append(props, "title="+ghProp(d.Summary))
+		fmt.Fprintf(&b, "::%s %s::%s\n", cmd, strings.Join(props, ","), ghData(d.Detail))
+	}
 	for _, g := range r.byFile() {
 		fmt.Fprintf(&b, "::group::%s\n", ghData(g.file))
 		for _, res := range g.results {
@@ -31,17 +43,11 @@ func (r *Report) WriteGitHub(w io.Writer) error {
 				if f.Range != nil && f.Range.Filename != "" {
 					file = f.Range.Filename
 				}
-				props := []string{"file=" + ghProp(file)}
-				if f.Range != nil && f.Range.Start.Line > 0 {
-					rg := f.Range
-					props = append(props, fmt.Sprintf("line=%d", rg.Start.Line), fmt.Sprintf("col=%d", max(1, rg.Start.Column)))
-					if rg.End.Line >= rg.Start.Line {
-						props = append(props, fmt.Sprintf("endLine=%d", rg.End.Line))
-						if rg.End.Column > 0 {
-							props = append(props, fmt.Sprintf("endColumn=%d", rg.End.Column))
-						}
-					}
+				rg := ir.Range{Filename: file}
+				if f.Range != nil {
+					rg.Start, rg.End = f.Range.Start, f.Range.End
 				}
+				props := ghRange(&rg)
 				props = append(props, "title="+ghProp(f.Code+" ("+res.Profile+")"))
 				b.WriteString(strings.Join(props, ","))
 				b.WriteString("::")
@@ -55,6 +61,25 @@ func (r *Report) WriteGitHub(w io.Writer) error {
 	b.WriteByte('\n')
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// ghRange returns the file, line and column properties of a workflow
+// command for r (none for a nil range or one without a file).
+func ghRange(r *ir.Range) []string {
+	if r == nil || r.Filename == "" {
+		return nil
+	}
+	props := []string{"file=" + ghProp(r.Filename)}
+	if r.Start.Line > 0 {
+		props = append(props, fmt.Sprintf("line=%d", r.Start.Line), fmt.Sprintf("col=%d", max(1, r.Start.Column)))
+		if r.End.Line >= r.Start.Line {
+			props = append(props, fmt.Sprintf("endLine=%d", r.End.Line))
+			if r.End.Column > 0 {
+				props = append(props, fmt.Sprintf("endColumn=%d", r.End.Column))
+			}
+		}
+	}
+	return props
 }
 
 // ghData escapes a workflow command's message as the Actions runner

@@ -6,6 +6,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/sbx-dev/sbx/compiler/diag"
 )
 
 type junitSuites struct {
@@ -63,6 +65,28 @@ func (r *Report) WriteJUnit(w io.Writer, opts WriteOptions) error {
 		}
 	}
 	sort.SliceStable(rules, func(i, j int) bool { return caseName(rules[i]) < caseName(rules[j]) })
+	// Problems that kept input from being checked: one suite with an
+	// erroring testcase each.
+	if len(r.Problems) > 0 {
+		suite := junitSuite{Name: "sbc check: input"}
+		for _, d := range r.Problems {
+			tc := junitCase{Name: "input: " + d.Summary, Classname: "input"}
+			if d.Range != nil {
+				tc.File, tc.Line = d.Range.Filename, d.Range.Start.Line
+			}
+			if d.Severity == diag.Error {
+				tc.Error = &junitProblem{Message: d.Summary, Type: "error", Text: problemText(d)}
+				suite.Errors++
+			} else {
+				tc.SystemOut = problemText(d)
+			}
+			suite.Cases = append(suite.Cases, tc)
+		}
+		suite.Tests = len(suite.Cases)
+		doc.Tests += suite.Tests
+		doc.Errors += suite.Errors
+		doc.Suites = append(doc.Suites, suite)
+	}
 	for _, g := range r.byFile() {
 		suite := junitSuite{Name: g.file}
 		for _, res := range g.results {

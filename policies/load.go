@@ -83,6 +83,11 @@ func loadFiles(paths []string, tests, single bool) (*PolicySet, error) {
 		if info.IsDir() {
 			return depth > 0 && strings.HasPrefix(info.Name(), ".")
 		}
+		if !regularFile(abspath, info) {
+			// A FIFO or a device named like policy would block the
+			// loader (or feed it forever): not policy.
+			return true
+		}
 		name := info.Name()
 		switch {
 		case strings.HasSuffix(name, "_test.rego"):
@@ -106,6 +111,16 @@ func loadFiles(paths []string, tests, single bool) (*PolicySet, error) {
 		set.Modules[m.Name] = m.Parsed
 	}
 	return set, nil
+}
+
+// regularFile reports whether info (of path, perhaps a symbolic link's)
+// is, or links to, a regular file.
+func regularFile(path string, info fs.FileInfo) bool {
+	if info.Mode()&fs.ModeSymlink != 0 {
+		st, err := os.Stat(path)
+		return err == nil && st.Mode().IsRegular()
+	}
+	return info.Mode().IsRegular()
 }
 
 // loadError flattens the loader's error list into a LoadError.

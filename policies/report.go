@@ -22,6 +22,11 @@ type Report struct {
 	Sources *diag.Sources
 	// Tool names the program and its version in SARIF ("sbc 0.1.0").
 	Tool string
+	// Problems are what kept input from being checked at all: a file that
+	// could not be read, a profile that does not compile. Each format
+	// reports them (so CI still gets a document it can parse and upload),
+	// and they count as errors: the check fails.
+	Problems diag.Diagnostics
 }
 
 // Summary counts a report's outcome.
@@ -30,7 +35,8 @@ type Summary struct {
 	Failures   int `json:"failures"`
 	Warnings   int `json:"warnings"`
 	Exceptions int `json:"exceptions"`
-	// Errors counts profiles whose policy evaluation failed.
+	// Errors counts profiles whose policy evaluation failed, and the
+	// problems (Report.Problems) that kept input from being checked.
 	Errors int `json:"errors"`
 }
 
@@ -45,6 +51,7 @@ func (r *Report) Summary() Summary {
 			s.Errors++
 		}
 	}
+	s.Errors += r.Problems.Count(diag.Error)
 	return s
 }
 
@@ -126,12 +133,18 @@ type jsonResult struct {
 
 // WriteJSON writes the report as one JSON document:
 // {"summary": {...}, "results": [{"profile", "file", "failures",
-// "warnings", "exceptions", "error"}]}.
+// "warnings", "exceptions", "error"}]}, and when input could not be
+// checked "problems": the diagnostics, as sbc compile --format json
+// writes them.
 func (r *Report) WriteJSON(w io.Writer) error {
 	doc := struct {
-		Summary Summary      `json:"summary"`
-		Results []jsonResult `json:"results"`
+		Summary  Summary               `json:"summary"`
+		Results  []jsonResult          `json:"results"`
+		Problems []diag.JSONDiagnostic `json:"problems,omitempty"`
 	}{Summary: r.Summary(), Results: make([]jsonResult, 0, len(r.Results))}
+	if len(r.Problems) > 0 {
+		doc.Problems = diag.Report(r.Problems, r.Sources).Diagnostics
+	}
 	for _, res := range r.Results {
 		jr := jsonResult{Result: res}
 		if res.Err != nil {

@@ -7,6 +7,9 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
+
+	"github.com/sbx-dev/sbx/compiler/diag"
+	"github.com/sbx-dev/sbx/ir"
 )
 
 // SARIF 2.1.0 documents, as much of the format as sbc emits.
@@ -195,7 +198,17 @@ func (r *Report) WriteSARIF(w io.Writer) error {
 		}
 		addRule(rl.Code, rl, sev)
 	}
-	inv := sarifInvocation{ExecutionSuccessful: true}
+	inv := sarifInvocation{ExecutionSuccessful: !r.Problems.HasErrors()}
+	for _, d := range r.Problems {
+		n := sarifNotification{Level: "error", Message: sarifMessage{Text: problemText(d)}}
+		if d.Severity != diag.Error {
+			n.Level = "warning"
+		}
+		if d.Range != nil && d.Range.Filename != "" {
+			n.Locations = []sarifLocation{{PhysicalLocation: sarifPhysicalOf(d.Range.Filename, d.Range)}}
+		}
+		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, n)
+	}
 	for _, res := range r.Results {
 		if res.Err != nil {
 			inv.ExecutionSuccessful = false
@@ -217,17 +230,7 @@ func (r *Report) WriteSARIF(w io.Writer) error {
 			if f.Range != nil && f.Range.Filename != "" {
 				file = f.Range.Filename
 			}
-			loc.PhysicalLocation = &sarifPhysical{ArtifactLocation: sarifArtifact{URI: sarifURI(file)}}
-			if f.Range != nil && f.Range.Start.Line > 0 {
-				reg := &sarifRegion{StartLine: f.Range.Start.Line, StartColumn: max(1, f.Range.Start.Column)}
-				if f.Range.End.Line >= f.Range.Start.Line {
-					reg.EndLine = f.Range.End.Line
-					if f.Range.End.Column > 0 && (reg.EndLine > reg.StartLine || f.Range.End.Column >= reg.StartColumn) {
-						reg.EndColumn = f.Range.End.Column
-					}
-				}
-				loc.PhysicalLocation.Region = reg
-			}
+			loc.PhysicalLocation = sarifPhysicalOf(file, f.Range)
 			sr.Locations = []sarifLocation{loc}
 			if suppressed {
 				sr.Suppressions = []sarifSuppression{{Kind: "external", Justification: "excepted by " + f.ExceptedBy}}
@@ -257,4 +260,29 @@ func (r *Report) WriteSARIF(w io.Writer) error {
 // oneLine joins a multi-line description into one paragraph.
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// sarifPhysicalOf locates file, and within it r's region when r has a
+// line (r may be nil).
+func sarifPhysicalOf(file string, r *ir.Range) *sarifPhysical {
+	ph := &sarifPhysical{ArtifactLocation: sarifArtifact{URI: sarifURI(file)}}
+	if r != nil && r.Start.Line > 0 {
+		reg := &sarifRegion{StartLine: r.Start.Line, StartColumn: max(1, r.Start.Column)}
+		if r.End.Line >= r.Start.Line {
+			reg.EndLine = r.End.Line
+			if r.End.Column > 0 && (reg.EndLine > reg.StartLine || r.End.Column >= reg.StartColumn) {
+				reg.EndColumn = r.End.Column
+			}
+		}
+		ph.Region = reg
+	}
+	return ph
+}
+
+// problemText is a problem's summary and detail as one message.
+func problemText(d diag.Diagnostic) string {
+	if d.Detail == "" {
+		return d.Summary
+	}
+	return d.Summary + ": " + d.Detail
 }

@@ -2,10 +2,15 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/sbx-dev/sbx/builtin"
 	"github.com/sbx-dev/sbx/compiler"
@@ -54,8 +59,11 @@ type repeatedFlag []string
 // String joins the values given so far.
 func (l *repeatedFlag) String() string { return strings.Join(*l, ",") }
 
-// Set adds one value.
+// Set adds one value; an empty one is a mistake (an unset variable).
 func (l *repeatedFlag) Set(v string) error {
+	if v == "" {
+		return errors.New("empty value")
+	}
 	*l = append(*l, v)
 	return nil
 }
@@ -67,7 +75,12 @@ type policyFlags struct {
 	namespaces repeatedFlag
 	all        bool
 	noBuiltin  bool
+	timeout    time.Duration
 }
+
+// defaultPolicyTimeout bounds a profile's policy evaluation, as sbc
+// test's default bounds a test: real policy takes milliseconds.
+const defaultPolicyTimeout = 5 * time.Second
 
 func addPolicyFlags(fs *flag.FlagSet) *policyFlags {
 	pf := &policyFlags{}
@@ -75,6 +88,7 @@ func addPolicyFlags(fs *flag.FlagSet) *policyFlags {
 	fs.Var(&pf.namespaces, "namespace", "evaluate organisation policy in package `NS` (default main); repeatable")
 	fs.BoolVar(&pf.all, "all-namespaces", false, "evaluate organisation policy in every package it declares")
 	fs.BoolVar(&pf.noBuiltin, "no-builtin", false, "do not evaluate sbc's built-in rules")
+	fs.DurationVar(&pf.timeout, "timeout", defaultPolicyTimeout, "time limit for evaluating the policy for each profile (0: none)")
 	return pf
 }
 
@@ -87,6 +101,7 @@ func (pf *policyFlags) engine(e *env, cmd string) *policies.Engine {
 		AllNamespaces: pf.all,
 		NoBuiltin:     pf.noBuiltin,
 		Print:         e.stderr,
+		Timeout:       pf.timeout,
 	})
 	if err != nil {
 		fmt.Fprintf(e.stderr, "sbc %s: policy error:\n%s\n", cmd, indentBlock(err.Error()))
@@ -136,8 +151,17 @@ func runCheck(e *env, args []string, pf *policyFlags, format policies.Format, op
 	if eng == nil {
 		return exitUsage
 	}
-	inputs, srcs, code := loadProfiles(e, args)
+	inputs, srcs, problems, code := loadProfiles(e, args)
 	if code != exitOK {
+		if format != policies.FormatText {
+			// CI parses and uploads what it gets (sbc check --format sarif
+			// > sbc.sarif || true): the document reports the problems,
+			// which stderr has for people.
+			rep := &policies.Report{Rules: eng.Rules(), Sources: srcs, Tool: compiler.Version, Problems: problems}
+			if err := rep.Write(e.stdout, format, opts); err != nil {
+				fmt.Fprintf(e.stderr, "sbc check: writing the report: %v\n", err)
+			}
+		}
 		return code
 	}
 	rep := &policies.Report{
@@ -171,8 +195,9 @@ func checkExit(s policies.Summary, failOnWarn bool) int {
 
 // loadProfiles compiles the profile files named by args (files,
 // directories, artifacts) and returns one policy input per profile.
-// Problems are reported on stderr with the exit code to return.
-func loadProfiles(e *env, args []string) ([]policies.Input, *diag.Sources, int) {
+// Problems are reported on stderr, and returned with the exit code to
+// return when they keep the input from being checked.
+func loadProfiles(e *env, args []string) ([]policies.Input, *diag.Sources, diag.Diagnostics, int) {
 	var files, artifacts []string
 	var ds diag.Diagnostics
 	for _, arg := range args {
@@ -206,28 +231,71 @@ func loadProfiles(e *env, args []string) ([]policies.Input, *diag.Sources, int) 
 		}
 	}
 	for _, a := range artifacts {
-		_, p, err := ir.ReadArtifact(a)
+		art, p, err := ir.ReadArtifact(a)
 		if err != nil {
 			ds = ds.Errorf(diag.CodeUsage, nil, "Cannot check "+a, "%v", err)
 			continue
 		}
-		if data, err := os.ReadFile(p.Source.Filename); err == nil {
+		if data, ok := artifactSource(art.Digest, p); ok {
 			srcs.Add(p.Source.Filename, data)
 		}
 		inputs = append(inputs, policies.Input{Profile: p, Artifact: a, Fidelity: targetFidelity(p)})
 	}
 	if ds.HasErrors() {
 		e.report(ds, srcs, "text")
-		return nil, nil, exitUsage
+		return nil, srcs, ds, exitUsage
 	}
 	if len(ds) > 0 {
 		e.report(ds, srcs, "text")
 	}
 	if len(inputs) == 0 {
 		fmt.Fprintln(e.stderr, "sbc check: the input declares no profiles")
-		return nil, nil, exitUsage
+		return nil, srcs, ds.Errorf(diag.CodeUsage, nil, "No profiles", "The input declares no profiles: nothing was checked."), exitUsage
 	}
-	return inputs, srcs, exitOK
+	return inputs, srcs, nil, exitOK
+}
+
+// artifactSource returns the HCL an artifact names as its source, for the
+// findings' snippets, when it is safe and right to show it: a local path
+// (not absolute, no ".."; os.Root keeps symbolic links inside the working
+// directory too), read as profiles are (bounded, never blocking on a
+// FIFO), that compiles to the artifact's own profile (the same IR digest).
+// An artifact is anyone's to write: without these checks one in a pull
+// request could name /proc/self/environ or a private key, and sbc check
+// would print it into the CI log.
+func artifactSource(digest string, p *ir.Profile) ([]byte, bool) {
+	name := p.Source.Filename
+	if !filepath.IsLocal(name) {
+		return nil, false
+	}
+	root, err := os.OpenRoot(".")
+	if err != nil {
+		return nil, false
+	}
+	defer root.Close()
+	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return nil, false
+	}
+	data, err := io.ReadAll(io.LimitReader(f, compiler.MaxFileSize+1))
+	if err != nil || len(data) > compiler.MaxFileSize {
+		return nil, false
+	}
+	res, ds := compiler.CompileSources([]compiler.Source{{Name: name, Data: data}})
+	if ds.HasErrors() {
+		return nil, false
+	}
+	for _, q := range res.Profiles {
+		if q.Name == p.Name {
+			_, d, err := ir.Encode(q)
+			return data, err == nil && d == digest
+		}
+	}
+	return nil, false
 }
 
 // targetFidelity returns the targets' fidelity reports for p

@@ -298,9 +298,10 @@ func writeAtomic(path string, data []byte) error {
 		return err
 	}
 	mode := fs.FileMode(0o644)
-	if st, err := os.Stat(path); err == nil {
-		mode = st.Mode().Perm()
-		if linkCount(st) > 1 {
+	old, err := os.Stat(path)
+	if err == nil {
+		mode = old.Mode().Perm()
+		if linkCount(old) > 1 {
 			return writeInPlace(path, data)
 		}
 	}
@@ -327,6 +328,14 @@ func writeAtomic(path string, data []byte) error {
 	}
 	if err := os.Chmod(name, mode); err != nil {
 		return err
+	}
+	if old != nil {
+		// The replacement keeps the file's owner; where it cannot (the
+		// file is another user's, and sbc not root), the file is
+		// rewritten in place instead, which keeps it.
+		if err := keepOwner(name, old); err != nil {
+			return writeInPlace(path, data)
+		}
 	}
 	return os.Rename(name, path)
 }

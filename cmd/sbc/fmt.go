@@ -153,7 +153,11 @@ func hclFiles(arg string) ([]string, error) {
 			return filepath.SkipDir
 		}
 		if !d.IsDir() && strings.HasSuffix(d.Name(), ".hcl") {
-			files = append(files, p)
+			// Only regular files (or links to them): a FIFO named x.hcl
+			// would block the read forever.
+			if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+				files = append(files, p)
+			}
 		}
 		return nil
 	})

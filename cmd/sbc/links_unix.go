@@ -14,3 +14,22 @@ func linkCount(st fs.FileInfo) uint64 {
 	}
 	return 1
 }
+
+// keepOwner gives the file at name the owner and group of the file st
+// describes (the one it replaces), if they differ from its own: a rewrite
+// by root must not take a user's file away from them. It fails where the
+// process may not (an ordinary user's files are its own).
+func keepOwner(name string, st fs.FileInfo) error {
+	s, ok := st.Sys().(*syscall.Stat_t)
+	if !ok {
+		return nil
+	}
+	var cur syscall.Stat_t
+	if err := syscall.Lstat(name, &cur); err != nil {
+		return err
+	}
+	if cur.Uid == s.Uid && cur.Gid == s.Gid {
+		return nil
+	}
+	return syscall.Lchown(name, int(s.Uid), int(s.Gid))
+}

@@ -88,6 +88,42 @@ func usageText() string {
 // run is the testable entry point: it runs sbc with args (without the
 // program name) and returns the exit code.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	out := &checkedWriter{w: stdout}
+	code := runWith(args, stdin, out, stderr)
+	if out.err != nil {
+		// Output that did not reach its reader (a full disk, a closed
+		// pipe) is an I/O error, whatever the command concluded:
+		// `sbc fmt - < a.hcl > b.hcl` must not leave an empty b.hcl with
+		// status 0.
+		if code != exitUsage {
+			// (A command that failed already said why.)
+			fmt.Fprintf(stderr, "sbc: writing the output: %v\n", out.err)
+		}
+		return exitUsage
+	}
+	return code
+}
+
+// checkedWriter remembers the first error of the writes to w (and makes
+// the later ones fail with it, so a command stops writing).
+type checkedWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (c *checkedWriter) Write(p []byte) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	n, err := c.w.Write(p)
+	if err == nil && n < len(p) {
+		err = io.ErrShortWrite
+	}
+	c.err = err
+	return n, err
+}
+
+func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usageText())
@@ -131,7 +167,30 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageError(e, c.name, "%v", err)
 	}
+	if name := emptyFlag(fs); name != "" {
+		return usageError(e, c.name, "flag -%s: empty value (leave the flag out, or give it a value)", name)
+	}
 	return runFn(pos)
+}
+
+// emptyFlag returns the name of a flag given an empty value, "" if none:
+// `-o "$OUT"` with OUT unset must not mean "no -o" (which writes next to
+// the input, perhaps over an artifact there), nor `-p "$NAME"` "every
+// profile". -run "" matches every test, as go test's does.
+func emptyFlag(fs *flag.FlagSet) string {
+	var name string
+	fs.Visit(func(f *flag.Flag) {
+		if name != "" || f.Name == "run" {
+			return
+		}
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			return
+		}
+		if f.Value.String() == "" {
+			name = f.Name
+		}
+	})
+	return name
 }
 
 func lookup(name string) *command {
@@ -153,7 +212,7 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 			return nil, err
 		}
 		rest := fs.Args()
-		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" {
+		if endedByTerminator(fs, args[:len(args)-len(rest)]) {
 			return append(pos, rest...), nil
 		}
 		if len(rest) == 0 {
@@ -162,6 +221,29 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 		pos = append(pos, rest[0])
 		args = rest[1:]
 	}
+}
+
+// endedByTerminator reports whether the flags fs.Parse consumed end with
+// the "--" that ends the flags, rather than with "--" as a flag's value
+// (`-o --` names a file "--"): it walks them as the flag package did.
+func endedByTerminator(fs *flag.FlagSet, consumed []string) bool {
+	for i := 0; i < len(consumed); i++ {
+		tok := consumed[i]
+		if tok == "--" {
+			return i == len(consumed)-1
+		}
+		name := strings.TrimPrefix(strings.TrimPrefix(tok, "-"), "-")
+		if strings.Contains(name, "=") {
+			continue
+		}
+		if f := fs.Lookup(name); f != nil {
+			if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+				continue
+			}
+			i++ // the next token is the value
+		}
+	}
+	return false
 }
 
 func printUsage(w io.Writer, c *command, fs *flag.FlagSet) {

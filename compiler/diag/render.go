@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/sbx-dev/sbx/ir"
@@ -213,6 +214,22 @@ func WriteText(w io.Writer, ds Diagnostics, srcs *Sources) error {
 	return err
 }
 
+// visible replaces the control characters of s but tab (a CR, a NUL, an
+// ESC that starts a terminal sequence: source from an untrusted change,
+// shown in a terminal or a CI log) with U+FFFD, one for one, so that what
+// is printed is what the file holds and the markers stay aligned.
+func visible(s string) string {
+	if strings.IndexFunc(s, func(r rune) bool { return r != '\t' && unicode.IsControl(r) }) < 0 {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if r != '\t' && unicode.IsControl(r) {
+			return utf8.RuneError
+		}
+		return r
+	}, s)
+}
+
 func writeOne(b *strings.Builder, d Diagnostic, srcs *Sources) {
 	if d.Severity == Warning {
 		b.WriteString("Warning: ")
@@ -226,25 +243,26 @@ func writeOne(b *strings.Builder, d Diagnostic, srcs *Sources) {
 		if src, ok := srcs.Get(d.Range.Filename); ok {
 			sn = locate(src, *d.Range)
 		}
-		fmt.Fprintf(b, "  on %s", d.Range)
+		fmt.Fprintf(b, "  on %s", visible(d.Range.String()))
 		if sn != nil && sn.Context != "" {
-			fmt.Fprintf(b, ", in %s", sn.Context)
+			fmt.Fprintf(b, ", in %s", visible(sn.Context))
 		}
 		b.WriteString(":\n")
 		if sn != nil {
 			last := sn.Lines[len(sn.Lines)-1].Number
 			width := len(fmt.Sprint(last))
 			for _, l := range sn.Lines {
-				fmt.Fprintf(b, "  %*d: %s\n", width, l.Number, l.Text)
+				pre, hi, post := visible(l.Text[:l.HiStart]), visible(l.Text[l.HiStart:l.HiEnd]), visible(l.Text[l.HiEnd:])
+				fmt.Fprintf(b, "  %*d: %s%s%s\n", width, l.Number, pre, hi, post)
 				b.WriteString(strings.Repeat(" ", width+4))
-				for _, r := range l.Text[:l.HiStart] {
+				for _, r := range pre {
 					if r == '\t' {
 						b.WriteByte('\t')
 					} else {
 						b.WriteByte(' ')
 					}
 				}
-				b.WriteString(strings.Repeat("^", max(1, utf8.RuneCountInString(l.Text[l.HiStart:l.HiEnd]))))
+				b.WriteString(strings.Repeat("^", max(1, utf8.RuneCountInString(hi))))
 				b.WriteByte('\n')
 			}
 		}
