@@ -159,6 +159,9 @@ func loadBundle(p string, size int64, tests bool) (*PolicySet, error) {
 	if !bytes.HasPrefix(data, []byte{0x1f, 0x8b}) {
 		return nil, fmt.Errorf("policy %s is not a directory, a .rego file or a bundle: a bundle is a gzipped tarball (.tar.gz) and this file is not gzip data", p)
 	}
+	if err := checkBundleSizes(data); err != nil {
+		return nil, fmt.Errorf("policy bundle %s: %w", p, err)
+	}
 	b, err := bundle.NewCustomReader(bundle.NewTarballLoaderWithBaseURL(bytes.NewReader(data), p)).
 		WithRegoVersion(ast.RegoV1).
 		WithProcessAnnotations(true).
@@ -192,6 +195,30 @@ func loadBundle(p string, size int64, tests bool) (*PolicySet, error) {
 		return nil, fmt.Errorf("policy bundle %s holds no .rego files and no data", p)
 	}
 	return set, nil
+}
+
+// checkBundleSizes refuses a bundle whose entries declare more than
+// MaxBundleSize bytes in all: OPA's reader allocates an entry's declared
+// size before reading it, so a tarball of a few hundred bytes declaring a
+// gigabyte would have sbc allocate that much. It reads the headers only
+// (the compressed stream is bounded by MaxBundleSize already).
+func checkBundleSizes(data []byte) error {
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil // the bundle reader reports it
+	}
+	tr := tar.NewReader(zr)
+	var total int64
+	for {
+		h, err := tr.Next()
+		if err != nil {
+			return nil // end, or corrupt: the bundle reader reports it
+		}
+		if h.Size < 0 || h.Size > MaxBundleSize-total {
+			return fmt.Errorf("its entries declare more than %d bytes (%s declares %d): is it the right file?", MaxBundleSize, h.Name, h.Size)
+		}
+		total += h.Size
+	}
 }
 
 // mergeData merges src into dst, refusing two sources that set the same
