@@ -58,3 +58,11 @@ func Prestart(bool, *landlock.Plan, Options) (*Early, error) {
 func (e *Early) Close() {}
 
 func (e *Early) adopt(*landlock.Spec) *Early { return nil }
+
+// Mounts lists the mounts as the view does (an Early never exists here).
+func (e *Early) Mounts() []landlock.Mount {
+	if ml, ok := landlock.OSView().(landlock.MountLister); ok {
+		return ml.Mounts()
+	}
+	return nil
+}
