@@ -522,11 +522,14 @@ func (l *lazySupervisor) close() {
 func (l *lazySupervisor) start() (*os.Process, error) {
 	p := newProgram()
 	proc, exe, tmp := p.slot(), p.slot(), p.slot()
+	// First: sbx killed before this step leaves the child untied (the
+	// signal is armed for the parent's later death only), so the window
+	// is kept to the clone itself.
+	p.call("prctl(PR_SET_PDEATHSIG)", unix.SYS_PRCTL, unix.PR_SET_PDEATHSIG, uintptr(unix.SIGKILL))
 	p.call("opening /proc", unix.SYS_OPENAT, atFdcwdU, p.str("/proc"), unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC).into(tmp)
 	p.call("fcntl(F_DUPFD_CLOEXEC)", unix.SYS_FCNTL, 0, unix.F_DUPFD_CLOEXEC, highFD).from(0, tmp).into(proc)
 	p.call("opening /proc/self/exe", unix.SYS_OPENAT, atFdcwdU, p.str("/proc/self/exe"), unix.O_PATH|unix.O_CLOEXEC).into(tmp)
 	p.call("fcntl(F_DUPFD_CLOEXEC)", unix.SYS_FCNTL, 0, unix.F_DUPFD_CLOEXEC, highFD).from(0, tmp).into(exe)
-	p.call("prctl(PR_SET_PDEATHSIG)", unix.SYS_PRCTL, unix.PR_SET_PDEATHSIG, uintptr(unix.SIGKILL))
 	// A session of its own, like the command's: no controlling terminal
 	// (an O_CREAT open of /dev/tty it performs must fail as the command's
 	// own open would).
