@@ -374,12 +374,13 @@ func (c *cachedView) Stat(p string) Kind {
 
 func (c *cachedView) Subdirs(dir string) []string { return c.v.Subdirs(dir) }
 
-// Mounts lists the underlying view's mounts (none if it cannot).
-func (c *cachedView) Mounts() []Mount {
+// Mounts lists the underlying view's mounts (none for a view that has no
+// mounts to list).
+func (c *cachedView) Mounts() ([]Mount, error) {
 	if ml, ok := c.v.(MountLister); ok {
 		return ml.Mounts()
 	}
-	return nil
+	return nil, nil
 }
 
 // OSView returns the View of the real filesystem.
@@ -486,7 +487,7 @@ type BindOptions struct {
 	// Mounts, when set, lists the mounts of the view instead of the view
 	// itself (a MountLister): the launcher reads them while it starts the
 	// sandbox's init, off the binding's path.
-	Mounts func() []Mount
+	Mounts func() ([]Mount, error)
 	// KernelABI is the ABI the running kernel reports (0: no Landlock).
 	KernelABI int
 	// ABICap, when positive, caps the ABI used below KernelABI. It exists so
@@ -511,17 +512,10 @@ type BindOptions struct {
 	// Root says the command runs as uid 0 of the host (sbx run by root,
 	// without a user namespace): it has no capabilities, but owns what
 	// root owns, so the kernel's interfaces that only their mode keeps
-	// from other users (rootOnlyKernelDirs) are detached from the view.
+	// from other users (tracefs, debugfs, another procfs: see
+	// revealingFSTypes) are detached from the view wherever mounted.
 	Root bool
 }
-
-// rootOnlyKernelDirs are kernel interfaces that root reaches through
-// ownership alone when they are mounted (the directory is then mode 0700):
-// tracefs and debugfs show every process's system calls and the kernel's
-// internals, and reading trace_pipe consumes the host tracer's events.
-// They are detached from the view (a mask would cost a tmpfs of its own
-// where the profile has no other plain mask: a tenth of a millisecond).
-var rootOnlyKernelDirs = []string{"/sys/kernel/debug", "/sys/kernel/tracing"}
 
 // ErrNotExact is wrapped by Bind's error when a rule can only be partly
 // enforced on Linux (or not at all) and degraded mode was not allowed.
@@ -658,15 +652,13 @@ func (pl *Plan) Bind(b ir.Bindings, o BindOptions) (*Spec, *Report, error) {
 				masked = append(masked, m.Path)
 			}
 		}
-		kernelOps = kernelMountOps(mounts(), spec.Grants, masked, o.Root)
-	}
-	if o.Root {
-		// Where the mounts cannot be listed, by path.
-		for _, d := range rootOnlyKernelDirs {
-			if rootOnlyDir(d) && readable(spec.Grants, d) && !detaches(kernelOps, d) {
-				spec.Mounts = append(spec.Mounts, MountOp{Kind: MountDetach, Path: d, Why: "kernel tracing and debugging interface, root's by mode alone"})
-			}
+		ms, err := mounts()
+		if err != nil {
+			// Fail closed: a kernel file system below a writable root
+			// would stay writable, unseen.
+			return nil, rep, fmt.Errorf("binding profile %s: listing the mounts, to keep kernel file systems below writable roots read-only: %w", pl.Profile, err)
 		}
+		kernelOps = kernelMountOps(ms, spec.Grants, masked, o.Root)
 	}
 	spec.Mounts = append(spec.Mounts, kernelOps...)
 	if privateDevpts(bd, lo.mounts, v) {
@@ -1107,16 +1099,6 @@ func readable(gs []Grant, p string) bool {
 func readsRoot(gs []Grant) bool {
 	for _, g := range gs {
 		if g.Path == "/" && g.Rights&(FSReadFile|FSReadDir) == FSReadFile|FSReadDir {
-			return true
-		}
-	}
-	return false
-}
-
-// detaches reports whether ops detach p or a directory above it.
-func detaches(ops []MountOp, p string) bool {
-	for _, op := range ops {
-		if op.Kind == MountDetach && ir.PathWithin(p, op.Path) {
 			return true
 		}
 	}

@@ -1,6 +1,7 @@
 package landlock
 
 import (
+	"io"
 	"os"
 	"sort"
 	"strings"
@@ -17,9 +18,10 @@ type Mount struct {
 
 // A MountLister is a View that also lists its mounts. The real view reads
 // them from /proc/self/mountinfo; Bind uses them to find the kernel's file
-// systems wherever the host mounted them (kernelMountOps).
+// systems wherever the host mounted them (kernelMountOps), and refuses to
+// bind when they cannot be listed.
 type MountLister interface {
-	Mounts() []Mount
+	Mounts() ([]Mount, error)
 }
 
 // kernelFSTypes are the file systems whose files are the kernel's own
@@ -48,13 +50,13 @@ var kernelFSTypes = map[string]bool{
 var revealingFSTypes = map[string]bool{"tracefs": true, "debugfs": true, "proc": true}
 
 // Mounts lists the mounts of sbx's mount namespace, which the sandbox's
-// view copies (nil when /proc/self/mountinfo cannot be read). The kernel
+// view copies. The kernel
 // takes about 2.5 µs a mount to write the file here, so it is read in one
 // call into a buffer large enough for it, and parsed without splitting.
-func (osView) Mounts() []Mount {
+func (osView) Mounts() ([]Mount, error) {
 	f, err := os.Open("/proc/self/mountinfo")
 	if err != nil {
-		return nil
+		return nil, err
 	}
 	defer f.Close()
 	buf := make([]byte, 0, 32<<10)
@@ -64,11 +66,14 @@ func (osView) Mounts() []Mount {
 		}
 		n, err := f.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
-		if err != nil || n == 0 {
+		if err == io.EOF || (err == nil && n == 0) {
 			break
 		}
+		if err != nil {
+			return nil, err
+		}
 	}
-	return parseMountinfo(string(buf))
+	return parseMountinfo(string(buf)), nil
 }
 
 // parseMountinfo returns the mount points and file system types of a

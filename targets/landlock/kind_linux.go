@@ -33,10 +33,3 @@ func modeKind(mode uint32) Kind {
 	}
 	return KindFile
 }
-
-// rootOnlyDir reports whether p is a directory only its owner may enter
-// (mode 0700 or narrower) and that owner is root.
-func rootOnlyDir(p string) bool {
-	var st unix.Stat_t
-	return unix.Lstat(p, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR && st.Mode&0o077 == 0 && st.Uid == 0
-}

@@ -32,6 +32,3 @@ func statKind(p string) Kind {
 	}
 	return KindFile
 }
-
-// rootOnlyDir: Linux only (see kind_linux.go).
-func rootOnlyDir(string) bool { return false }

@@ -255,3 +255,36 @@ func TestStrictRefusesPartialRules(t *testing.T) {
 		t.Fatalf("no bind ports, supervised: %v", err)
 	}
 }
+
+// TestBindMountsFailClosed: kernel file systems below writable roots are
+// made read-only from the listing of the mounts; a listing that fails
+// refuses the binding instead of leaving them writable unseen, and the
+// listing's kernel file systems become mount operations.
+func TestBindMountsFailClosed(t *testing.T) {
+	p := &ir.Profile{Name: "m", Filesystem: ir.Filesystem{Rules: []ir.PathRule{
+		{Path: ir.Path{Anchor: "root"}, Access: ir.Read},
+		{Path: ir.Path{Anchor: "cwd"}, Access: ir.Write},
+	}}, Network: ir.Network{Mode: ir.NetworkNone}}
+	v := fakeView{"/": landlock.KindDir, "/w": landlock.KindDir, "/w/chroot": landlock.KindDir, "/w/chroot/proc": landlock.KindDir}
+	b := ir.Bindings{"cwd": {"/w"}}
+	pl, _ := landlock.Compile(p)
+	_, _, err := pl.Bind(b, landlock.BindOptions{KernelABI: 7, View: v, Mounts: func() ([]landlock.Mount, error) {
+		return nil, errors.New("no /proc here")
+	}})
+	if err == nil || !strings.Contains(err.Error(), "no /proc here") {
+		t.Errorf("a failed listing of the mounts: %v, want the binding refused", err)
+	}
+	spec, _, err := pl.Bind(b, landlock.BindOptions{KernelABI: 7, View: v, Mounts: func() ([]landlock.Mount, error) {
+		return []landlock.Mount{{Path: "/", FSType: "ext4"}, {Path: "/w/chroot/proc", FSType: "proc"}}, nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, m := range spec.Mounts {
+		found = found || (m.Kind == landlock.MountKernelReadOnly && m.Path == "/w/chroot/proc")
+	}
+	if !found {
+		t.Errorf("a procfs below the writable root: no kernel-read-only operation in %v", spec.Mounts)
+	}
+}

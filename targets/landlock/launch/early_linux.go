@@ -34,18 +34,24 @@ type Early struct {
 	newNet bool
 	// mounts receives the host's mounts, read on a goroutine of their own
 	// while the init starts and the profile is bound (see Mounts).
-	mounts chan []landlock.Mount
-	got    []landlock.Mount
+	mounts chan mountList
+	got    mountList
 	once   sync.Once
+}
+
+// mountList is a listing of the mounts, or why there is none.
+type mountList struct {
+	ms  []landlock.Mount
+	err error
 }
 
 // Mounts returns the mounts of sbx's namespace (landlock.BindOptions.Mounts),
 // listed concurrently since Prestart: the kernel writes mountinfo at about
 // 2.5 µs a mount here, a tenth of a millisecond the binding need not wait
 // for.
-func (e *Early) Mounts() []landlock.Mount {
+func (e *Early) Mounts() ([]landlock.Mount, error) {
 	e.once.Do(func() { e.got = <-e.mounts })
-	return e.got
+	return e.got.ms, e.got.err
 }
 
 // Prestart starts an init in new PID, mount and IPC namespaces, and a user
@@ -66,14 +72,13 @@ func Prestart(userns bool, plan *landlock.Plan, o Options) (*Early, error) {
 	if raceEnabled {
 		return nil, errors.New("no early init in a race-enabled build")
 	}
-	mounts := make(chan []landlock.Mount, 1)
+	mounts := make(chan mountList, 1)
 	go func() {
-		ml, _ := landlock.OSView().(landlock.MountLister)
-		if ml == nil {
-			mounts <- nil
-			return
+		var l mountList
+		if ml, ok := landlock.OSView().(landlock.MountLister); ok {
+			l.ms, l.err = ml.Mounts()
 		}
-		mounts <- ml.Mounts()
+		mounts <- l
 	}()
 	flags := uint64(unix.CLONE_NEWPID | unix.CLONE_NEWNS | unix.CLONE_NEWIPC)
 	if userns {

@@ -84,7 +84,7 @@ type Sandbox struct {
 // ABI and kernel it needs.
 func New(plan *landlock.Plan, b ir.Bindings, o Options) (*Sandbox, error) {
 	abi := KernelABI()
-	var mounts func() []landlock.Mount
+	var mounts func() ([]landlock.Mount, error)
 	if o.Early != nil {
 		mounts = o.Early.Mounts
 	}

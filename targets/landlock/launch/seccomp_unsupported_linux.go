@@ -60,9 +60,9 @@ func (e *Early) Close() {}
 func (e *Early) adopt(*landlock.Spec) *Early { return nil }
 
 // Mounts lists the mounts as the view does (an Early never exists here).
-func (e *Early) Mounts() []landlock.Mount {
+func (e *Early) Mounts() ([]landlock.Mount, error) {
 	if ml, ok := landlock.OSView().(landlock.MountLister); ok {
 		return ml.Mounts()
 	}
-	return nil
+	return nil, nil
 }
