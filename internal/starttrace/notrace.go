@@ -14,3 +14,11 @@ func Mark(string) {}
 
 // Flush writes the checkpoints (nothing without -tags sbxtrace).
 func Flush() {}
+
+// Slot returns a time another process sharing sbx's memory writes (nil
+// without -tags sbxtrace).
+func Slot(string) *Time { return nil }
+
+// Time is a time another process writes with clock_gettime: laid out as
+// the kernel's struct timespec on 64-bit systems.
+type Time struct{ Sec, Nsec int64 }

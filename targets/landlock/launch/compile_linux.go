@@ -47,6 +47,7 @@ type childSetup struct {
 // and the network namespace, the init's own, come in the first part.
 func compileInit(s *landlock.Spec, c *childSetup, pre *prebuilt) (*program, error) {
 	p := newProgram()
+	traceStep(p, "c-initpart")
 	if pre != nil {
 		// The prebuilt part ran first: its slots stay its own.
 		p.slots = pre.prog.slots
@@ -94,6 +95,7 @@ func compileInit(s *landlock.Spec, c *childSetup, pre *prebuilt) (*program, erro
 	if c.nullStdin {
 		p.nullStdin = compileNullStdin(p, nullSrc)
 	}
+	traceStep(p, "c-mounted")
 	return p, nil
 }
 
@@ -161,10 +163,12 @@ type prebuilt struct {
 // the user namespace's maps for uid and gid.
 func compilePrebuild(op landlock.MountOp, lstat func(string) landlock.Kind, userns bool, uid, gid int) *prebuilt {
 	p := newProgram()
+	traceStep(p, "c-pre0")
 	if userns {
 		writeIDMaps(p, uid, gid)
 	}
 	m := buildKeepMask(p, op, lstat, map[string]int8{}, map[string]bool{}, true)
+	traceStep(p, "c-pre1")
 	return &prebuilt{prog: p, op: op, mask: m, maps: userns}
 }
 
@@ -251,6 +255,7 @@ func compileCommand(s *landlock.Spec, c *childSetup, init *program) (*program, e
 			nsSlots = append(nsSlots, ns)
 		}
 	}
+	traceStep(p, "c-cmdpart")
 	if s.Cwd != "" {
 		p.call3("entering the working directory ", s.Cwd, "", unix.SYS_CHDIR, p.str(s.Cwd))
 	}
@@ -265,12 +270,14 @@ func compileCommand(s *landlock.Spec, c *childSetup, init *program) (*program, e
 	if ruleset != noSlot {
 		compileRules(p, s, ruleset)
 	}
+	traceStep(p, "c-rules")
 	compileCapClear(p)
 	p.call("prctl(PR_SET_NO_NEW_PRIVS)", unix.SYS_PRCTL, unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
 	if ruleset != noSlot {
 		p.call("landlock_restrict_self", unix.SYS_LANDLOCK_RESTRICT_SELF, 0, 0).from(0, ruleset)
 		p.closeSlot(ruleset)
 	}
+	traceStep(p, "c-restricted")
 	// No core files in the writable roots (a core_pattern that pipes to a
 	// program is the host's affair, as for any crashing process).
 	zero := new(unix.Rlimit)
@@ -297,6 +304,7 @@ func compileCommand(s *landlock.Spec, c *childSetup, init *program) (*program, e
 			}
 		}
 	}
+	traceStep(p, "c-seccomp")
 	for i, sl := range stdio {
 		if sl != noSlot {
 			p.call("dup3(stdio)", unix.SYS_DUP3, 0, uintptr(i), 0).from(0, sl)
@@ -327,6 +335,7 @@ func compileCommand(s *landlock.Spec, c *childSetup, init *program) (*program, e
 	if strings.IndexByte(s.Path, 0) >= 0 {
 		return nil, fmt.Errorf("the command path contains a NUL byte")
 	}
+	traceStep(p, "c-exec")
 	p.call3("execve ", s.Path, "", unix.SYS_EXECVE, p.str(s.Path), argv, envv)
 	return p, nil
 }

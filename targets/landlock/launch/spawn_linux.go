@@ -13,6 +13,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/sbx-dev/sbx/internal/starttrace"
+
 	"github.com/sbx-dev/sbx/internal/rawfork"
 )
 
@@ -1229,4 +1231,14 @@ func initLinger(a *initArgs) {
 			return
 		}
 	}
+}
+
+// traceStep adds a step that writes the time to the checkpoint name
+// (bench/timeline; only in builds with -tags sbxtrace).
+func traceStep(p *program, name string) {
+	if !starttrace.Enabled {
+		return
+	}
+	ts := starttrace.Slot(name)
+	p.call("trace", unix.SYS_CLOCK_GETTIME, unix.CLOCK_MONOTONIC, p.mem(ts, unsafe.Pointer(ts)))
 }
