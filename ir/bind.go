@@ -71,7 +71,11 @@ type BoundGlob struct {
 	// Pattern is absolute.
 	Pattern  string `json:"pattern"`
 	MaxDepth int    `json:"max_depth"`
-	Source   Range  `json:"source"`
+	// Anywhere is set for a pattern the profile did not anchor ("*.pem",
+	// bound as "/**/*.pem"): a target that expands it by scanning counts
+	// MaxDepth from each readable root, not from "/".
+	Anywhere bool  `json:"anywhere,omitempty"`
+	Source   Range `json:"source"`
 }
 
 // BoundSocket is an allowed Unix socket bound to an absolute path.
@@ -118,9 +122,20 @@ func (p *Profile) Bind(b Bindings) (*Bound, error) {
 			out.Rules = append(out.Rules, BoundRule{Path: ap, Access: r.Access, Origin: OriginRule, Symbolic: r.Path, Source: r.Source})
 		}
 	}
+	// A write rule that a deny rule at the same path overrides (deny beats
+	// write at equal specificity) makes no writable root: protected names
+	// below it would otherwise become read rules more specific than the
+	// deny, reopening {cwd}/.git for reading in a profile that denies
+	// {cwd} (red team 18, FuzzBind).
+	denied := map[string]bool{}
+	for _, r := range out.Rules {
+		if r.Access == Deny {
+			denied[r.Path] = true
+		}
+	}
 	var protect []BoundRule
 	for _, r := range out.Rules {
-		if r.Access != Write {
+		if r.Access != Write || denied[r.Path] {
 			continue
 		}
 		for _, pr := range p.Filesystem.Protect {
@@ -146,8 +161,9 @@ func (p *Profile) Bind(b Bindings) (*Bound, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: deny_glob %q: %w", g.Source, g.Pattern, err)
 		}
+		anywhere := !strings.HasPrefix(g.Pattern, "/") && !strings.HasPrefix(g.Pattern, "{")
 		for _, pat := range pats {
-			out.DenyGlobs = append(out.DenyGlobs, BoundGlob{Pattern: pat, MaxDepth: g.MaxDepth, Source: g.Source})
+			out.DenyGlobs = append(out.DenyGlobs, BoundGlob{Pattern: pat, MaxDepth: g.MaxDepth, Anywhere: anywhere, Source: g.Source})
 		}
 	}
 	for _, s := range p.Network.UnixSockets {

@@ -159,8 +159,10 @@ const MaxGlobDepth = 64
 // character, and `[...]` a character class. A pattern that does not start with
 // `/` or an anchor (`{home}/...`) is implicitly prefixed with `**/`, so
 // "*.pem" and "**/*.pem" both match a .pem file anywhere. Targets that cannot
-// match patterns natively expand them by scanning the readable roots at most
-// MaxDepth directories deep.
+// match patterns natively expand them by scanning at most MaxDepth levels of
+// directories below the pattern's anchor (its directories before the first
+// wildcard), or below each readable root for a pattern that matches
+// anywhere.
 type GlobRule struct {
 	Pattern  string `json:"pattern"`
 	MaxDepth int    `json:"max_depth"`

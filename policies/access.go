@@ -177,6 +177,18 @@ func parseFS(v ast.Value) (*fsModel, error) {
 	}
 	rules := getArr(fs, "rules")
 	var implied []fsRule
+	// A write rule a deny rule at its own path overrides is no writable
+	// root: protected names below it imply nothing (as in ir.Profile.Bind
+	// and data.sbx.lib.xrules).
+	denied := map[[2]string]bool{}
+	for i := 0; rules != nil && i < rules.Len(); i++ {
+		if r := asObj(rules.Elem(i).Value); r != nil && getStr(r, "access") == "deny" {
+			if t := r.Get(ast.InternedTerm("path")); t != nil {
+				p := asObj(t.Value)
+				denied[[2]string{getStr(p, "anchor"), getStr(p, "rel")}] = true
+			}
+		}
+	}
 	for i := 0; rules != nil && i < rules.Len(); i++ {
 		r := asObj(rules.Elem(i).Value)
 		if r == nil {
@@ -193,7 +205,7 @@ func parseFS(v ast.Value) (*fsModel, error) {
 		}
 		fr := fsRule{anchor: getStr(p, "anchor"), rel: getStr(p, "rel"), rank: accessRank[access], authored: authored(file), access: access}
 		m.rules = append(m.rules, fr)
-		if access == "write" {
+		if access == "write" && !denied[[2]string{fr.anchor, fr.rel}] {
 			for _, pr := range protect {
 				implied = append(implied, fsRule{anchor: fr.anchor, rel: joinRel(fr.rel, pr.name), rank: 1, authored: authored(pr.file), access: "read"})
 			}

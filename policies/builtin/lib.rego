@@ -65,8 +65,20 @@ globs := object.get(fs, "deny_globs", [])
 xrules := array.concat(rules, [{"path": {"anchor": w.path.anchor, "rel": join(rel(w.path), p.name)}, "access": "read", "source": p.source, "origin": "protect"} |
 	some w in rules
 	w.access == "write"
+	not denied_root(w)
 	some p in object.get(fs, "protect", [])
 ])
+
+# denied_root(w) holds when a deny rule at w's own path overrides the write
+# rule w (deny beats write at equal specificity): w is then no writable
+# root, and protected names below it imply nothing (they would reopen
+# reading inside the denied tree).
+denied_root(w) if {
+	some d in rules
+	d.access == "deny"
+	d.path.anchor == w.path.anchor
+	rel(d.path) == rel(w.path)
+}
 
 # ancestors returns r and every ancestor of r below its anchor, the anchor
 # itself ("") included: the rels of the rules that can cover r.

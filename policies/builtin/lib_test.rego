@@ -84,6 +84,16 @@ test_protect_implies_read_rules if {
 	lib.access_at("cwd", "src") == "write" with input as inp
 }
 
+# A write rule that a deny at its own path overrides is no writable root:
+# protected names imply nothing below it (red team 18: .git was readable
+# in a denied workspace).
+test_protect_implies_nothing_below_a_denied_root if {
+	inp := f.fs_input_with([["read", "/"], ["write", "{cwd}"], ["deny", "{cwd}"]], {"protect": [f.protect(".git", 9)]})
+	count(lib.xrules) == 3 with input as inp
+	lib.access_at("cwd", ".git/config") == "deny" with input as inp
+	lib.access_at("cwd", "src") == "deny" with input as inp
+}
+
 test_parent_rule if {
 	inp := f.fs_input([["read", "{cwd}"], ["write", "{cwd}/a"], ["read", "{cwd}/a/b"]])
 	lib.parent_rule("cwd", "a/b").access == "write" with input as inp

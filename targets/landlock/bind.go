@@ -593,7 +593,7 @@ func (pl *Plan) Bind(b ir.Bindings, o BindOptions) (*Spec, *Report, error) {
 	if err != nil {
 		return nil, rep, fmt.Errorf("binding profile %s: %w", pl.Profile, err)
 	}
-	linkRules := resolveRules(bd, v)
+	linkRules, onTheWay := resolveRules(bd, v)
 	links, err := gitdirTargets(bd, v)
 	if err != nil {
 		return nil, rep, fmt.Errorf("binding profile %s: %w", pl.Profile, err)
@@ -616,6 +616,7 @@ func (pl *Plan) Bind(b ir.Bindings, o BindOptions) (*Spec, *Report, error) {
 	ins = append(ins, extra...)
 	ins = append(ins, devInputs(bd, v)...)
 	lo := computeLayout(ins, v, o.Supervise)
+	lo.mounts = append(lo.mounts, pinLinksOnTheWay(onTheWay, bd, lo.mounts)...)
 	t.apply(lo.notes)
 	t.apply(globNotes)
 	for _, d := range bd.Dropped {
@@ -807,11 +808,22 @@ func expandGlobs(bd *ir.Bound, v View, budget int, t *ruleTable) ([]note, []inpu
 		}
 		visited := 0
 		exhausted := false
+		// walk lists dir, whose entries are depth levels below where the
+		// pattern's depth counts from (as find's -maxdepth counts: an
+		// entry of the anchor itself is at depth 1), and descends while
+		// the entries below are at most max_depth deep.
+		// listed is the depth of each directory's entries when it was
+		// listed: listing it again from as deep or deeper finds nothing new.
+		listed := map[string]int{}
 		var walk func(dir string, depth int)
 		walk = func(dir string, depth int) {
 			if exhausted {
 				return
 			}
+			if d, ok := listed[dir]; ok && d <= depth {
+				return
+			}
+			listed[dir] = depth
 			des, err := os.ReadDir(dir)
 			if err != nil {
 				return
@@ -837,12 +849,22 @@ func expandGlobs(bd *ir.Bound, v View, budget int, t *ruleTable) ([]note, []inpu
 		}
 		// An anchored pattern is scanned from its anchor (the literal
 		// directories before its first wildcard): max_depth counts the
-		// directories below it, as the profile language reads, and the
-		// rest of a readable root is not walked at all.
+		// levels below it, as the profile language reads
+		// ("{home}/**/id_*" with max_depth 4 finds ~/a/b/c/id_rsa, not
+		// ~/a/b/c/d/id_rsa), and the rest of a readable root is not
+		// walked at all. One that matches anywhere counts from every
+		// readable root, nested ones first (what their walk listed, the
+		// walk of a root above them reaches deeper and skips).
 		lit := globLiteralDir(g.Pattern)
-		for _, r := range top {
+		from := top
+		if g.Anywhere {
+			from = slices.Clone(roots)
+			slices.Reverse(from)
+		}
+		for _, r := range from {
 			start, depth := r, 1
 			switch {
+			case g.Anywhere:
 			case lit != "/" && ir.PathWithin(lit, r) && lit != r:
 				start = lit
 			case ir.PathWithin(r, lit):

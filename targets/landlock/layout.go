@@ -82,6 +82,13 @@ const (
 	// file system (procfs, sysfs, cgroup, binfmt_misc, ...) the host
 	// mounted below a writable root.
 	MountKernelReadOnly MountKind = "kernel-read-only"
+	// MountPinLink binds a symbolic link onto itself (not following it),
+	// read-only: the link becomes a mount point, which cannot be removed,
+	// renamed or replaced (EBUSY), while lookups through it still follow
+	// it. It keeps a read, deny or protect rule on a link in a writable
+	// directory on that link; what the link points to has a rule of its
+	// own (see resolveRules).
+	MountPinLink MountKind = "pin-link"
 )
 
 // MountOp is one mount-namespace operation.
@@ -343,6 +350,28 @@ func computeLayout(ins []input, v View, supervise bool) *layout {
 			}
 			for _, r := range e.refs {
 				lo.notes = append(lo.notes, note{ref: r, level: LevelExact, detail: e.path + " does not exist"})
+			}
+			continue
+		}
+		if e.kind == KindSymlink && e.access < ir.Write && stParent != stateMask {
+			// A rule on a link: its target has an entry of its own
+			// (resolveRules), which gets the rule's mount; the link only
+			// has to stay this link. In a writable directory it is pinned
+			// (a mount point cannot be removed, renamed or replaced);
+			// elsewhere the view keeps it as it is.
+			e.state = stParent
+			level, mech, detail := LevelExact, "", ""
+			if stParent == stateRW {
+				e.op = MountPinLink
+				level, mech = LevelSupplementary, "mount-namespace pin of the link"
+				detail = e.path + " is a symbolic link in a writable directory: the link is pinned (a mount point: it cannot be removed, renamed or replaced), and the rule applies to what it points to"
+			}
+			if e.access != ir.Deny {
+				// Dropped again with the link grants (dropLinkGrants).
+				lo.grants = append(lo.grants, Grant{Path: e.path, Rights: ReadRights, Why: e.access.String()})
+			}
+			for _, r := range e.refs {
+				lo.notes = append(lo.notes, note{ref: r, level: level, mechanism: mech, detail: detail})
 			}
 			continue
 		}

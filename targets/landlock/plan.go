@@ -246,7 +246,7 @@ func newRuleTable(fs ir.Filesystem) *ruleTable {
 		// (max_depth). That expansion is enforced as defined.
 		add(ruleID{origin: "glob", at: i}, Fidelity{Rule: "deny_glob " + g.Pattern, Source: g.Source, Level: LevelSupplementary,
 			Mechanism: "scan at start + mount-namespace mask",
-			Detail:    fmt.Sprintf("matches are found when sbx starts by scanning the readable roots at most %d directories deep and masked, as the profile language defines for targets without pattern matching; entries created or renamed to a matching name later are not denied", g.MaxDepth),
+			Detail:    fmt.Sprintf("matches are found when sbx starts by scanning at most %d directories below the pattern's anchor (below each readable root for a pattern that matches anywhere) and masked, as the profile language defines for targets without pattern matching; entries created or renamed to a matching name later are not denied", g.MaxDepth),
 			MinABI:    3})
 	}
 	return t

@@ -1,6 +1,7 @@
 package landlock
 
 import (
+	"path"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -49,24 +50,31 @@ func (c *cachedView) Resolve(abs string) string {
 	return cur
 }
 
-// resolveRules resolves the paths of bd's read and deny rules through v's
-// links (writable roots are refused through a link at launch instead: a
-// writable path must not move; protected names keep their own handling). Rules keep their symbolic path, so the
-// report still names what the profile wrote.
+// resolveRules resolves the paths of bd's read and deny rules, and of
+// protected names that are links, through v's links (writable roots are
+// refused through a link at launch instead: a writable path must not
+// move). A rule whose path is a link keeps it, in its directory's
+// canonical spelling (the layout pins the link, MountPinLink), and gains a
+// rule on the link's target; a deny through a link on the way becomes the
+// target's, and a read rule through one gains the target's. Rules keep
+// their symbolic path, so the report still names what the profile wrote.
 //
-// It returns the paths of the read rules that are links: their Landlock
+// It returns the paths of the read rules that are links, whose Landlock
 // grant must go (dropLinkGrants), since Landlock would follow the link to
 // a target a deny may have masked nothing of (the layout sees the target
-// through the added rule, where a deny wins).
-func resolveRules(bd *ir.Bound, v View) (links []string) {
+// through the added rule, where a deny wins); and the links on the way to
+// a rule's path (canonical spellings), which must stay where they are
+// while the rule is enforced (pinLinksOnTheWay).
+func resolveRules(bd *ir.Bound, v View) (links, onTheWay []string) {
 	res, ok := v.(Resolver)
 	if !ok {
-		return nil
+		return nil, nil
 	}
 	changed := false
 	for i, n := 0, len(bd.Rules); i < n; i++ {
 		r := &bd.Rules[i]
-		if r.Origin != ir.OriginRule || (r.Access != ir.Read && r.Access != ir.Deny) {
+		final := v.Lstat(r.Path) == KindSymlink
+		if !(r.Origin == ir.OriginProtect && final) && (r.Origin != ir.OriginRule || (r.Access != ir.Read && r.Access != ir.Deny)) {
 			continue
 		}
 		p := res.Resolve(r.Path)
@@ -74,19 +82,28 @@ func resolveRules(bd *ir.Bound, v View) (links []string) {
 			continue
 		}
 		changed = true
-		if r.Access == ir.Deny {
-			// The mask goes on what the link points to (a mount cannot
-			// cover a link), which denies it under every name.
+		onTheWay = append(onTheWay, linksOnTheWay(res, v, r.Path)...)
+		if r.Access == ir.Deny && !final {
+			// A link on the way only: the rule is the target's.
 			r.Path = p
 			continue
 		}
-		// A read rule keeps its own path (a read-only link in a writable
-		// root stays unremovable) and applies to the target as well, so
-		// that a deny below the target is masked there.
+		// A deny on a link masks what it points to (a mount cannot cover
+		// a link), which denies it under every name; a read rule, or a
+		// protected name that is a link, applies to the target as well, so
+		// that a deny below the target is masked there. Each keeps its own
+		// path too: in a writable directory the layout pins the link, which
+		// the command could otherwise replace (a directory of its own at a
+		// denied ~/.ssh that is a link, with an authorized_keys in it).
 		t := *r
 		t.Path = p
 		bd.Rules = append(bd.Rules, t)
-		links = append(links, r.Path)
+		if final {
+			r.Path = ir.JoinAbs(res.Resolve(path.Dir(r.Path)), path.Base(r.Path))
+		}
+		if r.Access != ir.Deny {
+			links = append(links, r.Path)
+		}
 	}
 	if changed {
 		sort.SliceStable(bd.Rules, func(i, j int) bool {
@@ -97,7 +114,63 @@ func resolveRules(bd *ir.Bound, v View) (links []string) {
 			return a.Access < c.Access
 		})
 	}
-	return links
+	return links, onTheWay
+}
+
+// linksOnTheWay returns the links among abs's ancestors, each spelled with
+// its directory resolved (every link before it followed).
+func linksOnTheWay(res Resolver, v View, abs string) []string {
+	var out []string
+	cur := "/"
+	parts := strings.Split(strings.Trim(abs, "/"), "/")
+	for _, part := range parts[:len(parts)-1] {
+		next := ir.JoinAbs(cur, part)
+		if v.Lstat(next) != KindSymlink {
+			cur = next
+			continue
+		}
+		out = append(out, next)
+		cur = res.Resolve(next)
+		if cur == next || !strings.HasPrefix(cur, "/") {
+			// Dangling, or a loop: nothing further on the way exists.
+			break
+		}
+	}
+	return out
+}
+
+// pinLinksOnTheWay returns MountPinLink operations for the links in
+// onTheWay whose directory the command can change (bd gives it write
+// access there) and that no mask in ops hides: a rule's path through a
+// link names what the link points to only while the link stays.
+func pinLinksOnTheWay(onTheWay []string, bd *ir.Bound, ops []MountOp) []MountOp {
+	var out []MountOp
+	seen := map[string]bool{}
+	for _, m := range ops {
+		if m.Kind == MountPinLink {
+			seen[m.Path] = true
+		}
+	}
+	sort.Strings(onTheWay)
+	for _, l := range onTheWay {
+		if seen[l] {
+			continue
+		}
+		seen[l] = true
+		if a, _, _ := bd.Access(path.Dir(l)); a != ir.Write {
+			continue
+		}
+		hidden := false
+		for _, m := range ops {
+			if m.Kind == MountMask && ir.PathWithin(l, m.Path) {
+				hidden = true
+			}
+		}
+		if !hidden {
+			out = append(out, MountOp{Kind: MountPinLink, Path: l, Why: "a link on the way to a rule's path"})
+		}
+	}
+	return out
 }
 
 // dropLinkGrants removes the grants at links (see resolveRules).

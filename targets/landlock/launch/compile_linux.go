@@ -600,6 +600,19 @@ func compileMounts(p *program, s *landlock.Spec, pre *prebuilt) error {
 			// EINVAL: no longer a mount point (unmounted on the host
 			// since the binding), so nothing to hide.
 			p.call(what, unix.SYS_UMOUNT2, p.str(op.Path), unix.MNT_DETACH|unix.UMOUNT_NOFOLLOW, 0).tolerate(unix.EINVAL, 0)
+		case landlock.MountPinLink:
+			// The link bound onto itself, not followed (open_tree with
+			// AT_SYMLINK_NOFOLLOW, move_mount without
+			// MOVE_MOUNT_T_SYMLINKS), in its directory resolved without
+			// symlinks: a mount point cannot be removed, renamed or
+			// replaced (EBUSY), and lookups through it still follow it.
+			dir := resolveNoSymlinks(p, path.Dir(op.Path))
+			name := p.str(path.Base(op.Path))
+			c := p.slot()
+			p.call3(what, ": cloning the link", "", unix.SYS_OPEN_TREE, 0, name, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_SYMLINK_NOFOLLOW).from(0, dir).into(c)
+			p.call(what, unix.SYS_MOVE_MOUNT, 0, p.str(""), 0, name, unix.MOVE_MOUNT_F_EMPTY_PATH).from(0, c).from(2, dir)
+			p.closeSlot(c)
+			p.closeSlot(dir)
 		case landlock.MountKernelReadOnly:
 			// Where it is, with what lies below it (no bind: the mount
 			// the host made). EINVAL: no longer a mount point (unmounted

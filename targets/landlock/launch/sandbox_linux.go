@@ -124,7 +124,7 @@ func (s *Sandbox) Wrap(*exec.Cmd) error {
 func (s *Sandbox) carveOutRules() string {
 	var names []string
 	for _, m := range s.spec.Mounts {
-		if m.Kind == landlock.MountReadOnly || m.Kind == landlock.MountMask {
+		if m.Kind == landlock.MountReadOnly || m.Kind == landlock.MountMask || m.Kind == landlock.MountPinLink {
 			names = append(names, fmt.Sprintf("%s %s", m.Kind, m.Path))
 		}
 	}
