@@ -76,3 +76,53 @@ func TestDenyGlobDepth(t *testing.T) {
 		})
 	}
 }
+
+// TestDenyGlobMatchesLink: a deny_glob matches names, so a symbolic link
+// it matches is masked itself, by a file whatever it points to (a mount on
+// a link's own entry cannot be a directory), and what it points to stays
+// as the profile has it under its own name.
+func TestDenyGlobMatchesLink(t *testing.T) {
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := filepath.Join(dir, "ws")
+	for _, d := range []string{ws, filepath.Join(dir, "tdir")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "target"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, to := range map[string]string{"f.key": "../target", "d.key": "../tdir"} {
+		if err := os.Symlink(to, filepath.Join(ws, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := &ir.Profile{Name: "g", Filesystem: ir.Filesystem{
+		Rules:     []ir.PathRule{{Path: ir.Path{Anchor: "root"}, Access: ir.Read}, {Path: ir.Path{Anchor: "cwd"}, Access: ir.Write}},
+		DenyGlobs: []ir.GlobRule{{Pattern: "{cwd}/*.key", MaxDepth: 1}},
+	}, Network: ir.Network{Mode: ir.NetworkNone}}
+	pl, _ := landlock.Compile(p)
+	spec, _, err := pl.Bind(ir.Bindings{"cwd": {ws}}, landlock.BindOptions{KernelABI: 7, AllowDegraded: true,
+		Mounts: func() ([]landlock.Mount, error) { return nil, nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	masked := map[string]bool{}
+	for _, m := range spec.Mounts {
+		switch {
+		case m.Kind == landlock.MountMask && filepath.Dir(m.Path) == ws:
+			if m.Dir {
+				t.Errorf("%s: a directory mask on a link", m.Path)
+			}
+			masked[filepath.Base(m.Path)] = true
+		case m.Kind == landlock.MountPinLink, m.Kind == landlock.MountMask && (m.Path == filepath.Join(dir, "target") || m.Path == filepath.Join(dir, "tdir")):
+			t.Errorf("%s %s: the glob's match is the link", m.Kind, m.Path)
+		}
+	}
+	if !masked["f.key"] || !masked["d.key"] {
+		t.Errorf("masked links %v in %v, want f.key and d.key", masked, spec.Mounts)
+	}
+}

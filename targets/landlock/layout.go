@@ -353,10 +353,11 @@ func computeLayout(ins []input, v View, supervise bool) *layout {
 			}
 			continue
 		}
-		if e.kind == KindSymlink && e.access < ir.Write && stParent != stateMask {
+		if e.kind == KindSymlink && e.access < ir.Write && stParent != stateMask && !e.forced {
 			// A rule on a link: its target has an entry of its own
 			// (resolveRules), which gets the rule's mount; the link only
-			// has to stay this link. In a writable directory it is pinned
+			// has to stay this link. (A deny_glob matches names: a link
+			// it matches is masked itself, below.) In a writable directory it is pinned
 			// (a mount point cannot be removed, renamed or replaced);
 			// elsewhere the view keeps it as it is.
 			e.state = stParent
@@ -409,7 +410,9 @@ func computeLayout(ins []input, v View, supervise bool) *layout {
 			}
 		}
 		e.state = need
-		if e.kind == KindSymlink && e.access < ir.Write && model(path.Dir(e.path)) == ir.Write {
+		// A link with a mount of its own (a deny_glob's mask) is a mount
+		// point already: it cannot be removed or replaced.
+		if e.kind == KindSymlink && e.op == "" && e.access < ir.Write && model(path.Dir(e.path)) == ir.Write {
 			addNoCreate(path.Dir(e.path), e.path, true, e.refs)
 		}
 		if e.access != ir.Deny {
@@ -440,7 +443,10 @@ func computeLayout(ins []input, v View, supervise bool) *layout {
 		}
 		op := MountOp{Kind: e.op, Path: e.path, Keep: e.keep, Why: e.access.String()}
 		if e.op == MountMask {
-			op.Dir = v.Stat(e.path) != KindFile
+			// A link (a deny_glob's match) is masked itself, by a file:
+			// a mount on a link's own entry must not be a directory, and
+			// the name then reads the mask instead of following the link.
+			op.Dir = e.kind != KindSymlink && v.Stat(e.path) != KindFile
 		}
 		lo.mounts = append(lo.mounts, op)
 	}

@@ -1638,3 +1638,55 @@ profile "rt18-sl" {
 		})
 	}
 }
+
+// TestRedTeam18DiffLinkRules: rules on symbolic links in a writable root,
+// found with the battery's rt18-symlink profile and reviewed after the fix
+// (links pinned as mount points). Must hold: a deny on a link (~/.ssh made
+// by stow) keeps the link where it is, so the command cannot put a
+// directory of its own at the denied path; a link a deny_glob matches is
+// masked by name (whatever it points to), its target keeping its own
+// access; the root keeps creation and removal.
+func TestRedTeam18DiffLinkRules(t *testing.T) {
+	const src = `
+profile "rt18-links" {
+  filesystem {
+    read      = [root]
+    write     = [cwd]
+    deny      = [path(cwd, ".ssh")]
+    deny_glob = ["{cwd}/*.key"]
+  }
+}
+`
+	art, _ := rt17pCompile(t, src, "rt18-links")
+	for _, u := range users {
+		t.Run(u.name, func(t *testing.T) {
+			base := rt17pTree(t, u, map[string]string{"dot/ssh/id": "RT18-SSH", "target": "RT18-TARGET", "tdir/x": "RT18-TDIR"}, []string{"ws"},
+				map[string]string{"ws/.ssh": "../dot/ssh", "ws/f.key": "../target", "ws/d.key": "../tdir"})
+			script := `cat .ssh/id f.key d.key/x 2>/dev/null
+rm .ssh 2>/dev/null && echo LINK-REMOVED
+mv .ssh gone 2>/dev/null && echo LINK-MOVED
+mkdir -p .ssh/x 2>/dev/null && echo DIR-MADE
+echo k > .ssh/authorized_keys 2>/dev/null && echo KEY-PLANTED
+cat ../target ../tdir/x
+touch new && rm new && echo ROOT-OK`
+			r := rt17pRun(t, u, art, base+"/home", base+"/ws", script, []string{"--allow-degraded"})
+			if r.SbxError != "" {
+				t.Fatalf("sbx failed: %s", r.SbxError)
+			}
+			for _, bad := range []string{"RT18-SSH", "LINK-REMOVED", "LINK-MOVED", "DIR-MADE", "KEY-PLANTED"} {
+				if strings.Contains(r.Stdout, bad) {
+					t.Errorf("ESCAPE: %s: %q", bad, r.Stdout)
+				}
+			}
+			if strings.Count(r.Stdout, "RT18-TARGET") != 1 || strings.Count(r.Stdout, "RT18-TDIR") != 1 {
+				t.Errorf("a deny_glob's link match must be masked by name only (the targets once, by their own names): %q", r.Stdout)
+			}
+			if !strings.Contains(r.Stdout, "ROOT-OK") {
+				t.Errorf("the workspace lost creation or removal: %q", r.Stdout)
+			}
+			if fi, err := os.Lstat(base + "/ws/.ssh"); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+				t.Errorf("ws/.ssh is no longer the link: %v %v", fi, err)
+			}
+		})
+	}
+}
