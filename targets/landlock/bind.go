@@ -808,13 +808,13 @@ func expandGlobs(bd *ir.Bound, v View, budget int, t *ruleTable) ([]note, []inpu
 		}
 		visited := 0
 		exhausted := false
+		// listed is the depth of each directory's entries when it was
+		// listed: listing it again from as deep or deeper finds nothing new.
+		listed := map[string]int{}
 		// walk lists dir, whose entries are depth levels below where the
 		// pattern's depth counts from (as find's -maxdepth counts: an
 		// entry of the anchor itself is at depth 1), and descends while
 		// the entries below are at most max_depth deep.
-		// listed is the depth of each directory's entries when it was
-		// listed: listing it again from as deep or deeper finds nothing new.
-		listed := map[string]int{}
 		var walk func(dir string, depth int)
 		walk = func(dir string, depth int) {
 			if exhausted {

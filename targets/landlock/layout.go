@@ -82,8 +82,8 @@ const (
 	// file system (procfs, sysfs, cgroup, binfmt_misc, ...) the host
 	// mounted below a writable root.
 	MountKernelReadOnly MountKind = "kernel-read-only"
-	// MountPinLink binds a symbolic link onto itself (not following it),
-	// read-only: the link becomes a mount point, which cannot be removed,
+	// MountPinLink binds a symbolic link onto itself (not following it):
+	// the link becomes a mount point, which cannot be removed,
 	// renamed or replaced (EBUSY), while lookups through it still follow
 	// it. It keeps a read, deny or protect rule on a link in a writable
 	// directory on that link; what the link points to has a rule of its
@@ -356,10 +356,10 @@ func computeLayout(ins []input, v View, supervise bool) *layout {
 		if e.kind == KindSymlink && e.access < ir.Write && stParent != stateMask && !e.forced {
 			// A rule on a link: its target has an entry of its own
 			// (resolveRules), which gets the rule's mount; the link only
-			// has to stay this link. (A deny_glob matches names: a link
-			// it matches is masked itself, below.) In a writable directory it is pinned
+			// has to stay this link. In a writable directory it is pinned
 			// (a mount point cannot be removed, renamed or replaced);
-			// elsewhere the view keeps it as it is.
+			// elsewhere the view keeps it as it is. (A deny_glob matches
+			// names: a link it matches is masked itself, below.)
 			e.state = stParent
 			level, mech, detail := LevelExact, "", ""
 			if stParent == stateRW {
