@@ -872,6 +872,29 @@ func expandGlobs(bd *ir.Bound, v View, budget int, t *ruleTable) ([]note, []inpu
 			default:
 				continue // the pattern cannot match below r
 			}
+			if start == r {
+				// A root the pattern matches, or whose ancestor it
+				// matches, is denied whatever max_depth says: it is a
+				// rule's path, found without a scan, and nothing reopens
+				// a glob-denied path.
+				matched := false
+				for p := r; ; p = path.Dir(p) {
+					if ir.MatchGlob(g.Pattern, p) {
+						matched = true
+						break
+					}
+					if p == "/" {
+						break
+					}
+				}
+				if matched {
+					if !seen[r] {
+						seen[r] = true
+						out = append(out, input{path: r, access: ir.Deny, forced: true, ref: ref})
+					}
+					continue
+				}
+			}
 			if depth > g.MaxDepth {
 				continue
 			}
@@ -882,21 +905,7 @@ func expandGlobs(bd *ir.Bound, v View, budget int, t *ruleTable) ([]note, []inpu
 				walk(start, depth)
 				continue
 			}
-			matched := false
-			for p := r; ; p = path.Dir(p) {
-				if ir.MatchGlob(g.Pattern, p) {
-					if !seen[r] {
-						seen[r] = true
-						out = append(out, input{path: r, access: ir.Deny, forced: true, ref: ref})
-					}
-					matched = true
-					break
-				}
-				if p == "/" {
-					break
-				}
-			}
-			if matched || skipScan[r] || v.Stat(r) != KindDir {
+			if skipScan[r] || v.Stat(r) != KindDir {
 				continue
 			}
 			walk(r, depth)

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -545,6 +547,560 @@ func FuzzLandlockConfig(f *testing.F) {
 		}
 		if len(back.Ruleset) != 1 || !slices.Equal(back.Ruleset[0].HandledAccessFs, s.Handled.FS.Names()) {
 			t.Fatalf("ruleset %+v", back.Ruleset)
+		}
+	})
+}
+
+// linkFS is a fuzzed file system with symbolic links, answering as the
+// kernel would: nodes are keyed by canonical path (every directory above
+// a node is a real directory), links have absolute targets (to
+// directories, files, missing paths, other links, themselves). It is a
+// View and a Resolver.
+type linkFS struct {
+	nodes  map[string]Kind
+	target map[string]string
+}
+
+// walk resolves abs with every link on the way followed, and the final
+// one with follow. It returns the canonical path (after the first missing
+// component, the rest as written), what is there (KindMissing below a
+// file too), and false for a loop (ELOOP: 40 links).
+func (fs *linkFS) walk(abs string, follow bool, hops *int) (string, Kind, bool) {
+	if abs == "/" {
+		return "/", KindDir, true
+	}
+	parts := strings.Split(strings.Trim(abs, "/"), "/")
+	rest := func(c string, i int) string { return ir.JoinAbs(c, strings.Join(parts[i+1:], "/")) }
+	cur := "/"
+	for i, part := range parts {
+		next := ir.JoinAbs(cur, part)
+		k, ok := fs.nodes[next]
+		last := i == len(parts)-1
+		switch {
+		case !ok:
+			return rest(next, i), KindMissing, true
+		case k == KindSymlink && (!last || follow):
+			if *hops++; *hops > 40 {
+				return "", KindMissing, false
+			}
+			t, tk, ok := fs.walk(fs.target[next], true, hops)
+			if !ok {
+				return "", KindMissing, false
+			}
+			if last {
+				return t, tk, true
+			}
+			if tk != KindDir {
+				return rest(t, i), KindMissing, true
+			}
+			cur = t
+		case last:
+			return next, k, true
+		case k != KindDir:
+			return rest(next, i), KindMissing, true
+		default:
+			cur = next
+		}
+	}
+	return cur, KindDir, true
+}
+
+// intended is what abs names: every link followed, dangling ones to the
+// path they name; false for a loop.
+func (fs *linkFS) intended(abs string) (string, bool) {
+	n := 0
+	c, _, ok := fs.walk(abs, true, &n)
+	return c, ok
+}
+
+// at is where the entry abs itself is (its directory resolved, the final
+// component not followed); false for a loop on the way.
+func (fs *linkFS) at(abs string) (string, bool) {
+	if abs == "/" {
+		return "/", true
+	}
+	d, ok := fs.intended(path.Dir(abs))
+	return ir.JoinAbs(d, path.Base(abs)), ok
+}
+
+// hasLink reports whether a component of abs, the last one included, is
+// a link (what openat2 RESOLVE_NO_SYMLINKS refuses).
+func (fs *linkFS) hasLink(abs string) bool {
+	for q := abs; q != "/"; q = path.Dir(q) {
+		if fs.nodes[q] == KindSymlink {
+			return true
+		}
+	}
+	return false
+}
+
+func (fs *linkFS) Lstat(abs string) Kind {
+	n := 0
+	_, k, ok := fs.walk(abs, false, &n)
+	if !ok {
+		return KindMissing
+	}
+	return k
+}
+
+func (fs *linkFS) Stat(abs string) Kind {
+	n := 0
+	_, k, ok := fs.walk(abs, true, &n)
+	if !ok {
+		return KindMissing
+	}
+	return k
+}
+
+func (fs *linkFS) Subdirs(dir string) []string {
+	n := 0
+	c, k, ok := fs.walk(dir, true, &n)
+	if !ok || k != KindDir {
+		return nil
+	}
+	var out []string
+	for p, pk := range fs.nodes {
+		if pk == KindDir && p != "/" && path.Dir(p) == c {
+			out = append(out, path.Base(p))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Resolve answers as cachedView.Resolve does over the real file system:
+// every link followed, a dangling one to the path it names (the missing
+// rest as written); for a loop, abs as it is.
+func (fs *linkFS) Resolve(abs string) string {
+	if c, ok := fs.intended(abs); ok {
+		return c
+	}
+	return abs
+}
+
+// materialize creates fs's nodes below top (every node lies below it) on
+// disk, for the deny_glob scan, which lists real directories.
+func (fs *linkFS) materialize(t *testing.T, top string) {
+	ps := make([]string, 0, len(fs.nodes))
+	for p := range fs.nodes {
+		if ir.PathWithin(p, top) && p != top {
+			ps = append(ps, p)
+		}
+	}
+	sort.Strings(ps)
+	for _, p := range ps {
+		var err error
+		switch fs.nodes[p] {
+		case KindDir:
+			err = os.Mkdir(p, 0o755)
+		case KindFile:
+			err = os.WriteFile(p, nil, 0o644)
+		case KindSymlink:
+			err = os.Symlink(fs.target[p], p)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// FuzzBindLayoutLinks is FuzzBindLayout over file systems with symbolic
+// links (linkFS: links to directories and files, inside and outside the
+// writable roots, chained, dangling, looping, on the way to rule paths),
+// with deny_glob patterns that match links (the tree is then created on
+// disk, where the scan lists it). The oracle follows the README
+// ("Read and deny rules may name links" in Known limits, the pin-link
+// row of the mechanisms): a rule on a link, or through one, applies to
+// what the link names, so the model is ir.Bound.Access over the rules
+// with their paths resolved (a dangling link names the path it points
+// to); deny_glob patterns match names. It checks:
+//
+//  1. every link that is the path of a read, deny or protect rule, or
+//     lies on the way to a rule's path, in a directory the model makes
+//     writable, is a mount point (pin-link, or the mask of a deny_glob
+//     match), in its directory's canonical spelling;
+//  2. no Landlock grant is on a link;
+//  3. every existing file and directory gets exactly the model's access
+//     from the grants (opened following links) and the mounts (mount
+//     follows links; a mask on a link covers the link), less only in
+//     reported no_create directories; a missing path the model does not
+//     make writable cannot be created;
+//  4. no no_create is caused by a link (a link is pinned instead);
+//  5. Bind succeeds.
+//
+// Profiles the launcher refuses at start are skipped (README, Known
+// limits: writable roots and paths carried through a mask must be
+// canonical).
+//
+//	go test ./targets/landlock -run '^$' -fuzz '^FuzzBindLayoutLinks$' -fuzztime 50000x -parallel 1
+func FuzzBindLayoutLinks(f *testing.F) {
+	f.Add([]byte{1, 1, 2, 2, 1, 0, 1, 0, 1, 3, 6, 1}, uint8(0x05), uint32(1))
+	f.Add([]byte{1, 0, 2, 2, 0, 1, 1, 2, 0, 1, 4, 1}, uint8(0x81), uint32(9))
+	f.Fuzz(func(t *testing.T, data []byte, flags uint8, seed uint32) {
+		globs := flags&0x80 != 0
+		top := "/sbx-fuzz-links" // never created: only the view knows it
+		if globs {
+			d, err := filepath.EvalSymlinks(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			top = d
+		}
+		j := func(rel string) string { return ir.JoinAbs(top, rel) }
+		anchors := []string{ir.AnchorRoot, ir.AnchorCwd, ir.AnchorHome, ir.AnchorTmpdir}
+		rels := []string{"", "l", "k", "l/x", "k/l", "a", "a/l", "a/l/x", "a/x", ".git", ".ssh", ".ssh/id", "d", "d/l", "m", "f", "l/l/x", "h/l"}
+		p := &ir.Profile{Name: "fuzz", Network: ir.Network{Mode: ir.NetworkFull}}
+		for i := 0; len(data) >= 3 && i < 8; i++ {
+			a := anchors[int(data[0])%len(anchors)]
+			rel := rels[int(data[1])%len(rels)]
+			if a == ir.AnchorRoot {
+				rel = "" // the tree lies below top
+			}
+			p.Filesystem.Rules = append(p.Filesystem.Rules, ir.PathRule{
+				Path: ir.Path{Anchor: a, Rel: rel}, Access: ir.Access(data[2] % 3),
+				Source: ir.Range{Filename: "f", Start: ir.Pos{Byte: i}},
+			})
+			data = data[3:]
+		}
+		for i, name := range []string{".git", "l", ".ssh"} {
+			if flags&(1<<i) != 0 {
+				p.Filesystem.Protect = append(p.Filesystem.Protect, ir.ProtectRule{Name: name, Source: ir.Range{Filename: "f", Start: ir.Pos{Byte: 100 + i}}})
+			}
+		}
+		if globs {
+			pats := []string{"{cwd}/l*", "{cwd}/**/l", "{home}/.ssh", "{cwd}/*/x", "{home}/**/l*", "{tmpdir}/k", "{cwd}/k"}
+			p.Filesystem.DenyGlobs = []ir.GlobRule{{Pattern: pats[int(seed>>16)%len(pats)], MaxDepth: 1 + int(flags>>3&3), Source: ir.Range{Filename: "f", Start: ir.Pos{Byte: 200}}}}
+		}
+		if err := p.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		cwds, homes, tmps := []string{"w", "w/h", "h"}, []string{"h", "w/h", "w"}, []string{"o", "t"}
+		b := ir.Bindings{
+			ir.AnchorCwd:    {j(cwds[int(seed)%3])},
+			ir.AnchorHome:   {j(homes[int(seed>>2)%3])},
+			ir.AnchorTmpdir: {j(tmps[int(seed>>4)%2])},
+		}
+		supervise := flags&0x40 != 0
+
+		// The tree: the anchors' directories (real, as sbx binds them),
+		// and below w, h, o and t the names the rules use, each a link, a
+		// directory, a file or missing by a hash of the seed and the path.
+		fs := &linkFS{nodes: map[string]Kind{}, target: map[string]string{}}
+		for q := top; ; q = path.Dir(q) {
+			fs.nodes[q] = KindDir
+			if q == "/" {
+				break
+			}
+		}
+		for _, ps := range b {
+			for q := ps[0]; q != top; q = path.Dir(q) {
+				fs.nodes[q] = KindDir
+			}
+		}
+		var positions []string
+		for _, r := range []string{"w", "h", "o", "t"} {
+			for _, n := range []string{"l", "k", "a", ".git", ".ssh", "m", "d", "f", "h", "x"} {
+				positions = append(positions, j(r+"/"+n))
+				if strings.Contains("a d .ssh .git h", n) {
+					for _, m := range []string{"l", "x", "id"} {
+						positions = append(positions, j(r+"/"+n+"/"+m))
+					}
+				}
+			}
+		}
+		targets := append(slices.Clone(positions), j("w"), j("o"), j("o/nt/deep"), j("w/nn"), j("h/nn"))
+		hash := func(s string) uint32 {
+			h := fnv.New32a()
+			fmt.Fprintf(h, "%d%s", seed, strings.ReplaceAll(s, top, "")) // the same tree wherever top is
+			return h.Sum32()
+		}
+		for _, r := range []string{"w", "h", "o", "t"} {
+			if _, ok := fs.nodes[j(r)]; !ok {
+				fs.nodes[j(r)] = KindDir
+			}
+		}
+		for _, q := range positions {
+			if _, forced := fs.nodes[q]; forced || fs.nodes[path.Dir(q)] != KindDir {
+				continue
+			}
+			hv := hash(q)
+			link := hv%16 < 3
+			if n := path.Base(q); n == "l" || n == "k" {
+				link = hv%16 < 10
+			}
+			switch {
+			case link:
+				fs.nodes[q] = KindSymlink
+				fs.target[q] = targets[int(hash("->"+q))%len(targets)]
+			case hv%16 < 11:
+				fs.nodes[q] = KindDir
+			case hv%16 < 13:
+				fs.nodes[q] = KindFile
+			}
+		}
+		if globs {
+			fs.materialize(t, top)
+			// The view answers as the disk does.
+			cv := newCachedView(osView{})
+			for _, q := range append(slices.Clone(positions), j("l/x"), j("w/l/x"), j("w/l/l/x"), j("h/a/l/x")) {
+				if a, b := fs.Lstat(q), cv.Lstat(q); a != b {
+					t.Fatalf("linkFS.Lstat(%s) = %v, the disk %v", q, a, b)
+				}
+				if a, b := fs.Resolve(q), cv.Resolve(q); a != b {
+					t.Fatalf("linkFS.Resolve(%s) = %s, cachedView %s", q, a, b)
+				}
+			}
+		}
+
+		pl, err := Compile(p)
+		if err != nil {
+			t.Fatalf("Compile: %v", err)
+		}
+		bd, err := p.Bind(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Writable roots through links are refused at start (README).
+		for _, r := range bd.Rules {
+			if r.Access == ir.Write && fs.hasLink(r.Path) {
+				t.Skip("a write rule through a link: refused at start")
+			}
+		}
+		spec, rep, err := pl.Bind(b, BindOptions{KernelABI: MaxKnownABI, AllowDegraded: true, View: fs, Supervise: supervise,
+			Mounts: func() ([]Mount, error) { return nil, nil }})
+		if err != nil {
+			t.Fatalf("Bind: %v", err)
+		}
+		describe := func() string {
+			var s strings.Builder
+			fmt.Fprintf(&s, "bindings %v supervise %v\nrules:", b, supervise)
+			for _, r := range p.Filesystem.Rules {
+				fmt.Fprintf(&s, " %s %s;", r.Access, r.Path)
+			}
+			fmt.Fprintf(&s, " protect %v globs %v\nfs:", p.Filesystem.Protect, p.Filesystem.DenyGlobs)
+			ps := make([]string, 0, len(fs.nodes))
+			for q := range fs.nodes {
+				if ir.PathWithin(q, top) && q != top {
+					ps = append(ps, q)
+				}
+			}
+			sort.Strings(ps)
+			for _, q := range ps {
+				switch fs.nodes[q] {
+				case KindDir:
+					fmt.Fprintf(&s, " %s/", q)
+				case KindFile:
+					fmt.Fprintf(&s, " %s", q)
+				default:
+					fmt.Fprintf(&s, " %s->%s", q, fs.target[q])
+				}
+			}
+			s.WriteString("\ngrants:")
+			for _, g := range spec.Grants {
+				fmt.Fprintf(&s, " %s=%s;", g.Path, g.Rights)
+			}
+			s.WriteString("\nmounts:")
+			for _, m := range spec.Mounts {
+				fmt.Fprintf(&s, " %s %s keep %v;", m.Kind, m.Path, m.Keep)
+			}
+			fmt.Fprintf(&s, "\nno_create %v guarded %v", rep.NoCreate, spec.Guarded)
+			return s.String()
+		}
+		// Paths carried through a mask must be canonical: refused at
+		// start otherwise (README).
+		for _, m := range spec.Mounts {
+			for _, k := range m.Keep {
+				if fs.hasLink(ir.JoinAbs(m.Path, k.Rel)) {
+					t.Skip("a path carried through a mask through a link: refused at start")
+				}
+			}
+			if m.Kind == MountReadWrite && fs.hasLink(m.Path) {
+				t.Fatalf("read-write %s through a link: the launcher refuses it, the profile writes no link\n%s", m.Path, describe())
+			}
+		}
+
+		// The model: the rules at what their paths name.
+		model := *bd
+		model.Rules = slices.Clone(bd.Rules)
+		for i := range model.Rules {
+			if c, ok := fs.intended(model.Rules[i].Path); ok {
+				model.Rules[i].Path = c
+			}
+		}
+		access := func(q string) ir.Access { a, _, _ := model.Access(q); return a }
+
+		// 2. No grant on a link.
+		for _, g := range spec.Grants {
+			if fs.Lstat(g.Path) == KindSymlink {
+				t.Fatalf("a grant on the link %s (Landlock follows it)\n%s", g.Path, describe())
+			}
+		}
+		// Where the spec's grants and mounts take effect.
+		phys := &Spec{}
+		for _, g := range spec.Grants {
+			if !g.NoFollow {
+				c, ok := fs.intended(g.Path)
+				if !ok {
+					continue
+				}
+				g.Path = c
+			}
+			phys.Grants = append(phys.Grants, g)
+		}
+		pins := map[string]bool{}      // links that are mount points
+		linkMasks := map[string]bool{} // links masked by their name
+		for _, m := range spec.Mounts {
+			switch {
+			case m.Kind == MountPinLink:
+				if fs.Lstat(m.Path) != KindSymlink || fs.hasLink(path.Dir(m.Path)) {
+					t.Fatalf("pin-link %s: not a link in a canonical directory\n%s", m.Path, describe())
+				}
+				pins[m.Path] = true
+				continue
+			case m.Kind == MountMask && fs.Lstat(m.Path) == KindSymlink:
+				if m.Dir {
+					t.Fatalf("mask %s: a directory mask on a link\n%s", m.Path, describe())
+				}
+				c, ok := fs.at(m.Path)
+				if !ok {
+					continue
+				}
+				pins[c] = true
+				linkMasks[c] = true
+				m.Path = c
+			case m.Kind == MountReadWrite, m.Kind == MountReadOnly, m.Kind == MountMask:
+				c, ok := fs.intended(m.Path)
+				if !ok {
+					continue
+				}
+				m.Path = c
+				if m.Kind == MountReadOnly && mountAccess(phys.Mounts, c, len(phys.Mounts)) == ir.Deny {
+					// A read-only bind of a path through a link onto
+					// itself, where a mask already is: it binds the
+					// mask (or finds nothing below it, and the run
+					// fails at start).
+					continue
+				}
+			}
+			phys.Mounts = append(phys.Mounts, m)
+		}
+
+		// 1. Links named by rules, or on the way to their paths, in
+		// writable directories are mount points.
+		for _, r := range bd.Rules {
+			var links []string
+			for q := path.Dir(r.Path); q != "/"; q = path.Dir(q) {
+				if fs.Lstat(q) == KindSymlink {
+					links = append(links, q)
+				}
+			}
+			if (r.Access != ir.Write || r.Origin == ir.OriginProtect) && fs.Lstat(r.Path) == KindSymlink {
+				links = append(links, r.Path)
+			}
+			for _, l := range links {
+				c, ok := fs.at(l)
+				if !ok || access(path.Dir(c)) != ir.Write {
+					continue
+				}
+				if !pins[c] {
+					t.Fatalf("%s (%s, for %s %s) is a link in a writable directory and no mount point: the command can replace it\n%s", c, l, r.Access, r.Path, describe())
+				}
+			}
+		}
+
+		// A link a deny_glob's scan reaches and matches is masked by its
+		// name (README: deny_glob in Fidelity).
+		denied := map[string]bool{}
+		for _, r := range bd.Rules {
+			if r.Access == ir.Deny {
+				denied[r.Path] = true
+			}
+		}
+		for l, k := range fs.nodes {
+			if k != KindSymlink {
+				continue
+			}
+			for _, g := range bd.DenyGlobs {
+				lit := globLiteralDir(g.Pattern)
+				if !ir.PathWithin(l, lit) || l == lit || ir.Depth(l)-ir.Depth(lit) > g.MaxDepth || !ir.MatchGlob(g.Pattern, l) {
+					continue
+				}
+				reached := slices.ContainsFunc(bd.Rules, func(r ir.BoundRule) bool { return r.Access != ir.Deny && ir.PathWithin(lit, r.Path) })
+				for q := path.Dir(l); reached; q = path.Dir(q) {
+					if denied[q] || (q != path.Dir(l) && ir.MatchGlob(g.Pattern, q)) {
+						reached = false
+					}
+					if q == lit {
+						break
+					}
+				}
+				if reached && !linkMasks[l] && access(path.Dir(l)) > ir.Deny {
+					t.Fatalf("%s is a link %s matches, reached by the scan, and not masked by its name\n%s", l, g.Pattern, describe())
+				}
+			}
+		}
+
+		// 4. No no_create for a link.
+		noCreate := map[string]bool{}
+		for _, nc := range rep.NoCreate {
+			noCreate[nc.Dir] = true
+			for _, m := range nc.Missing {
+				if nc.NoRemove || fs.Lstat(m) == KindSymlink {
+					t.Fatalf("no_create %+v for the link %s: a link is pinned instead\n%s", nc, m, describe())
+				}
+			}
+		}
+
+		// 3. Every file and directory gets the model's access.
+		var paths []string
+		for q, k := range fs.nodes {
+			if k != KindSymlink {
+				paths = append(paths, q)
+			}
+		}
+		sort.Strings(paths)
+		for _, q := range paths {
+			want := access(q)
+			got := effectiveAccess(phys, q)
+			if got > want {
+				t.Fatalf("%s: the spec gives %s, the profile %s\n%s", q, got, want, describe())
+			}
+			if got < want && !restricted(q, noCreate) {
+				t.Fatalf("%s: the spec gives %s, the profile %s (no no_create reported)\n%s", q, got, want, describe())
+			}
+		}
+		// Missing paths the model does not make writable (what rules
+		// name, through links too) cannot be created.
+		guarded := map[string]bool{}
+		for _, g := range spec.Guarded {
+			if c, ok := fs.at(g); ok {
+				guarded[c] = true
+			}
+		}
+		var missing []string
+		for _, r := range bd.Rules {
+			for _, q := range []string{r.Path, ir.JoinAbs(r.Path, "zz")} {
+				if c, ok := fs.intended(q); ok && fs.Lstat(c) == KindMissing {
+					missing = append(missing, c)
+				}
+			}
+		}
+		for _, q := range missing {
+			if access(q) == ir.Write {
+				continue
+			}
+			ex := path.Dir(q)
+			for fs.Lstat(ex) == KindMissing {
+				ex = path.Dir(ex)
+			}
+			if fs.nodes[ex] != KindDir || !creatable(phys, ex) {
+				continue
+			}
+			// The name directly in ex on the way to q is refused.
+			if guarded[ir.JoinAbs(ex, strings.SplitN(strings.TrimPrefix(strings.TrimPrefix(q, ex), "/"), "/", 2)[0])] {
+				continue
+			}
+			t.Fatalf("%s is missing, the profile makes it %s, but %s is creatable and the name is not guarded\n%s", q, access(q), ex, describe())
 		}
 	})
 }

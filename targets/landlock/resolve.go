@@ -1,8 +1,8 @@
 package landlock
 
 import (
+	"os"
 	"path"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -22,30 +22,47 @@ type Resolver interface {
 }
 
 // Resolve resolves the links in abs, asking the kernel only where a
-// component of it (cached) is a link.
+// component of it (cached) is a link. A dangling link is followed too, to
+// the path it names (which does not exist yet: the rest stays as
+// written); after 40 links (a loop) abs is returned as it is.
 func (c *cachedView) Resolve(abs string) string {
 	if abs == "/" || !strings.HasPrefix(abs, "/") {
 		return abs
 	}
-	parts := strings.Split(abs[1:], "/")
-	cur := ""
-	for i, part := range parts {
-		next := cur + "/" + part
+	if r, ok := c.v.(Resolver); ok {
+		return r.Resolve(abs) // a view of its own (tests)
+	}
+	rest := strings.Split(abs[1:], "/")
+	cur := "/"
+	for hops := 0; len(rest) > 0; {
+		part := rest[0]
+		rest = rest[1:]
+		switch part {
+		case "", ".":
+			continue
+		case "..":
+			cur = path.Dir(cur)
+			continue
+		}
+		next := ir.JoinAbs(cur, part)
 		switch c.Lstat(next) {
 		case KindSymlink:
-			r, err := filepath.EvalSymlinks(next)
-			if err != nil {
-				// Dangling, or a loop: leave the rest as written.
-				return filepath.Join(append([]string{next}, parts[i+1:]...)...)
+			if hops++; hops > 40 {
+				return abs
 			}
-			next = r
+			t, err := os.Readlink(next)
+			if err != nil {
+				return abs
+			}
+			if strings.HasPrefix(t, "/") {
+				cur = "/"
+			}
+			rest = append(strings.Split(t, "/"), rest...)
+			continue
 		case KindMissing:
-			return filepath.Join(append([]string{next}, parts[i+1:]...)...)
+			return path.Join(append([]string{next}, rest...)...)
 		}
 		cur = next
-	}
-	if cur == "" {
-		return "/"
 	}
 	return cur
 }
@@ -72,20 +89,22 @@ func resolveRules(bd *ir.Bound, v View) (links, onTheWay []string) {
 	}
 	changed := false
 	for i, n := 0, len(bd.Rules); i < n; i++ {
-		r := &bd.Rules[i]
+		// (By index: appending to bd.Rules below may move it.)
+		r := bd.Rules[i]
 		final := v.Lstat(r.Path) == KindSymlink
 		if !(r.Origin == ir.OriginProtect && final) && (r.Origin != ir.OriginRule || (r.Access != ir.Read && r.Access != ir.Deny)) {
 			continue
 		}
 		p := res.Resolve(r.Path)
-		if p == r.Path {
+		if p == r.Path && !final {
 			continue
 		}
 		changed = true
 		onTheWay = append(onTheWay, linksOnTheWay(res, v, r.Path)...)
-		if r.Access == ir.Deny && !final {
-			// A link on the way only: the rule is the target's.
-			r.Path = p
+		if !final {
+			// Links on the way only: the rule is the target's (the
+			// links are pinned where the command could change them).
+			bd.Rules[i].Path = p
 			continue
 		}
 		// A deny on a link masks what it points to (a mount cannot cover
@@ -95,14 +114,18 @@ func resolveRules(bd *ir.Bound, v View) (links, onTheWay []string) {
 		// path too: in a writable directory the layout pins the link, which
 		// the command could otherwise replace (a directory of its own at a
 		// denied ~/.ssh that is a link, with an authorized_keys in it).
-		t := *r
-		t.Path = p
-		bd.Rules = append(bd.Rules, t)
-		if final {
-			r.Path = ir.JoinAbs(res.Resolve(path.Dir(r.Path)), path.Base(r.Path))
+		// The link, spelled with its directory resolved (the pin opens
+		// that without symlinks).
+		lp := ir.JoinAbs(res.Resolve(path.Dir(r.Path)), path.Base(r.Path))
+		if p != r.Path {
+			// p == r.Path: a loop, which names nothing.
+			t := r
+			t.Path = p
+			bd.Rules = append(bd.Rules, t)
 		}
+		bd.Rules[i].Path = lp
 		if r.Access != ir.Deny {
-			links = append(links, r.Path)
+			links = append(links, lp)
 		}
 	}
 	if changed {
