@@ -95,12 +95,15 @@ func resolveRules(bd *ir.Bound, v View) (links, onTheWay []string) {
 		if !(r.Origin == ir.OriginProtect && final) && (r.Origin != ir.OriginRule || (r.Access != ir.Read && r.Access != ir.Deny)) {
 			continue
 		}
+		// Links on the way are pinned even when they name nothing (a
+		// loop): replaced by a directory, they would make the path a
+		// new one the command chose.
+		onTheWay = append(onTheWay, linksOnTheWay(res, v, r.Path)...)
 		p := res.Resolve(r.Path)
 		if p == r.Path && !final {
 			continue
 		}
 		changed = true
-		onTheWay = append(onTheWay, linksOnTheWay(res, v, r.Path)...)
 		if !final {
 			// Links on the way only: the rule is the target's (the
 			// links are pinned where the command could change them).
