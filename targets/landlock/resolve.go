@@ -72,9 +72,10 @@ func (c *cachedView) Resolve(abs string) string {
 // refused through a link at launch instead: a writable path must not
 // move). A rule whose path is a link keeps it, in its directory's
 // canonical spelling (the layout pins the link, MountPinLink), and gains a
-// rule on the link's target; a deny through a link on the way becomes the
-// target's, and a read rule through one gains the target's. Rules keep
-// their symbolic path, so the report still names what the profile wrote.
+// rule on the link's target; a rule through links on the way becomes the
+// target's, and the links are returned to be pinned. A dangling link names
+// the path it points to; a loop names nothing. Rules keep their symbolic
+// path, so the report still names what the profile wrote.
 //
 // It returns the paths of the read rules that are links, whose Landlock
 // grant must go (dropLinkGrants), since Landlock would follow the link to
@@ -116,9 +117,9 @@ func resolveRules(bd *ir.Bound, v View) (links, onTheWay []string) {
 		// that a deny below the target is masked there. Each keeps its own
 		// path too: in a writable directory the layout pins the link, which
 		// the command could otherwise replace (a directory of its own at a
-		// denied ~/.ssh that is a link, with an authorized_keys in it).
-		// The link, spelled with its directory resolved (the pin opens
-		// that without symlinks).
+		// denied ~/.ssh that is a link, with an authorized_keys in it),
+		// spelled with its directory resolved (the pin opens that without
+		// symlinks).
 		lp := ir.JoinAbs(res.Resolve(path.Dir(r.Path)), path.Base(r.Path))
 		if p != r.Path {
 			// p == r.Path: a loop, which names nothing.
