@@ -102,6 +102,10 @@ type MountOp struct {
 	Keep []Keep `json:"keep,omitempty"`
 	// Why names the rule that needs the operation.
 	Why string `json:"why,omitempty"`
+	// Vanishing marks a deny_glob's match: if it is gone when the view is
+	// built, there is nothing to deny there (a match created later is not
+	// denied either), so the mask is skipped instead of failing the run.
+	Vanishing bool `json:"vanishing,omitempty"`
 }
 
 // Keep is a descendant reopened below a mask.
@@ -441,7 +445,7 @@ func computeLayout(ins []input, v View, supervise bool) *layout {
 		if e.op == "" {
 			continue
 		}
-		op := MountOp{Kind: e.op, Path: e.path, Keep: e.keep, Why: e.access.String()}
+		op := MountOp{Kind: e.op, Path: e.path, Keep: e.keep, Why: e.access.String(), Vanishing: e.forced && e.op == MountMask && len(e.keep) == 0}
 		if e.op == MountMask {
 			// A link (a deny_glob's match) is masked itself, by a file:
 			// a mount on a link's own entry must not be a directory, and

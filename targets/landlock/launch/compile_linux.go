@@ -582,7 +582,12 @@ func compileMounts(p *program, s *landlock.Spec, pre *prebuilt) error {
 				}
 				c := p.slot()
 				p.call3(what, ": cloning the mask", "", unix.SYS_OPEN_TREE, 0, p.str(name), unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC).from(0, maskSrc).into(c)
-				p.call(what, unix.SYS_MOVE_MOUNT, 0, p.str(""), atFdcwdU, p.str(op.Path), unix.MOVE_MOUNT_F_EMPTY_PATH).from(0, c)
+				in := p.call(what, unix.SYS_MOVE_MOUNT, 0, p.str(""), atFdcwdU, p.str(op.Path), unix.MOVE_MOUNT_F_EMPTY_PATH).from(0, c)
+				if op.Vanishing {
+					// A deny_glob's match removed since the binding (a
+					// build's temporary key file): nothing left to deny.
+					in.tolerate(unix.ENOENT, 0)
+				}
 				p.closeSlot(c)
 				continue
 			}

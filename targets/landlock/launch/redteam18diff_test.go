@@ -62,6 +62,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/sbx-dev/sbx/ir"
+	"github.com/sbx-dev/sbx/targets/landlock/launch"
 )
 
 // ---------------------------------------------------------------------------
@@ -1688,5 +1691,45 @@ touch new && rm new && echo ROOT-OK`
 				t.Errorf("ws/.ssh is no longer the link: %v %v", fi, err)
 			}
 		})
+	}
+}
+
+// TestRedTeam18DiffGlobMatchGone: a deny_glob's match that is removed
+// between the binding and the start (a build's temporary key file, another
+// process's tree under a profile that reads /) leaves nothing to deny: the
+// run goes on instead of failing the mask (CI once failed a run this way:
+// "mask .../rt18.pem (deny): no such file or directory"); the matches that
+// are still there stay masked.
+func TestRedTeam18DiffGlobMatchGone(t *testing.T) {
+	rt9Root(t)
+	dir, err := os.MkdirTemp("/var/tmp", "rt18gone")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	for _, f := range []string{"gone.pem", "kept.pem"} {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte("RT18-"+f), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const src = `
+profile "rt18-gone" {
+  filesystem {
+    read      = [root]
+    write     = [cwd]
+    deny_glob = [{ pattern = "{cwd}/*.pem", max_depth = 1 }]
+  }
+}
+`
+	sb := rt9New(t, rt9Plan(t, "rt18-gone", src), ir.Bindings{"cwd": {dir}}, launch.Options{AllowDegraded: true})
+	if err := os.Remove(filepath.Join(dir, "gone.pem")); err != nil {
+		t.Fatal(err)
+	}
+	res, err := rt9Sh(sb, dir, `cat kept.pem 2>/dev/null; ls gone.pem 2>/dev/null; echo END`)
+	if err != nil || res.ExitCode != 0 {
+		t.Fatalf("the run failed on a match gone since the binding: %s", rt9Out(res, err))
+	}
+	if out := string(res.Stdout.Head); strings.Contains(out, "RT18-kept") || !strings.Contains(out, "END") {
+		t.Errorf("kept.pem, still a match, must stay masked: %q", out)
 	}
 }
