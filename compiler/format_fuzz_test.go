@@ -3,12 +3,8 @@ package compiler
 import (
 	"bytes"
 	"encoding/json"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"testing"
 
-	"github.com/sbx-dev/sbx/builtin"
 	"github.com/sbx-dev/sbx/ir"
 )
 
@@ -19,21 +15,7 @@ import (
 //
 //	go test ./compiler -run '^$' -fuzz '^FuzzFormat$' -fuzztime 20000x
 func FuzzFormat(f *testing.F) {
-	files, _ := filepath.Glob("../testdata/profiles/*.hcl")
-	for _, file := range files {
-		data, err := os.ReadFile(file)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data)
-	}
-	fs.WalkDir(builtin.Sources(), ".", func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			data, _ := fs.ReadFile(builtin.Sources(), p)
-			f.Add(data)
-		}
-		return err
-	})
+	addProfileSeeds(f, "../testdata/profiles/*.hcl")
 	f.Add([]byte("profile \"x\" {\nfilesystem {\nread=[root]\n  write = [ \"${cwd}/a\" , path(home,\"b\") ]\n}\nprocess {\n  output_cap=\"1 MiB\"\n}\n}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		const name = "fuzz.hcl"

@@ -20,25 +20,9 @@ import (
 // every compiled profile is valid and round-trips through its artifact, and
 // that the renderers and the formatter cope with whatever came out.
 //
-// CI runs a short session: go test ./compiler -run '^$' -fuzz FuzzCompile -fuzztime 30s
+// CI runs a short session: go test ./compiler -run '^$' -fuzz FuzzCompile -fuzztime 60000x
 func FuzzCompile(f *testing.F) {
-	for _, glob := range []string{"../testdata/profiles/*.hcl", "../testdata/bad/*.hcl"} {
-		files, _ := filepath.Glob(glob)
-		for _, file := range files {
-			data, err := os.ReadFile(file)
-			if err != nil {
-				f.Fatal(err)
-			}
-			f.Add(data)
-		}
-	}
-	fs.WalkDir(builtin.Sources(), ".", func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			data, _ := fs.ReadFile(builtin.Sources(), p)
-			f.Add(data)
-		}
-		return err
-	})
+	addProfileSeeds(f, "../testdata/profiles/*.hcl", "../testdata/bad/*.hcl")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		const name = "fuzz.hcl"
 		res, ds := CompileSources([]Source{{Name: name, Data: data}})
@@ -127,4 +111,26 @@ func nodeRanges(p *ir.Profile) []ir.Range {
 		rs = append(rs, x.Source)
 	}
 	return rs
+}
+
+// addProfileSeeds seeds f with the files the globs match and every
+// built-in profile's source.
+func addProfileSeeds(f *testing.F, globs ...string) {
+	for _, glob := range globs {
+		files, _ := filepath.Glob(glob)
+		for _, file := range files {
+			data, err := os.ReadFile(file)
+			if err != nil {
+				f.Fatal(err)
+			}
+			f.Add(data)
+		}
+	}
+	fs.WalkDir(builtin.Sources(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			data, _ := fs.ReadFile(builtin.Sources(), p)
+			f.Add(data)
+		}
+		return err
+	})
 }

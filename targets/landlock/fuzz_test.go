@@ -634,18 +634,14 @@ func (fs *linkFS) hasLink(abs string) bool {
 	return false
 }
 
-func (fs *linkFS) Lstat(abs string) Kind {
-	n := 0
-	_, k, ok := fs.walk(abs, false, &n)
-	if !ok {
-		return KindMissing
-	}
-	return k
-}
+func (fs *linkFS) Lstat(abs string) Kind { return fs.kind(abs, false) }
+func (fs *linkFS) Stat(abs string) Kind  { return fs.kind(abs, true) }
 
-func (fs *linkFS) Stat(abs string) Kind {
+// kind is what abs is, its last link followed with follow (a loop:
+// missing, as ELOOP).
+func (fs *linkFS) kind(abs string, follow bool) Kind {
 	n := 0
-	_, k, ok := fs.walk(abs, true, &n)
+	_, k, ok := fs.walk(abs, follow, &n)
 	if !ok {
 		return KindMissing
 	}

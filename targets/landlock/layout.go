@@ -371,10 +371,8 @@ func computeLayout(ins []input, v View, supervise bool) *layout {
 				level, mech = LevelSupplementary, "mount-namespace pin of the link"
 				detail = e.path + " is a symbolic link in a writable directory: the link is pinned (a mount point: it cannot be removed, renamed or replaced), and the rule applies to what it points to"
 			}
-			if e.access != ir.Deny {
-				// Dropped again with the link grants (dropLinkGrants).
-				lo.grants = append(lo.grants, Grant{Path: e.path, Rights: ReadRights, Why: e.access.String()})
-			}
+			// No grant on the link: Landlock would follow it (the target's
+			// entry has the rule's).
 			for _, r := range e.refs {
 				lo.notes = append(lo.notes, note{ref: r, level: level, mechanism: mech, detail: detail})
 			}
