@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -386,6 +387,18 @@ func (c *cachedView) Mounts() ([]Mount, error) {
 // OSView returns the View of the real filesystem.
 func OSView() View { return osView{} }
 
+// Socket is a listed pathname Unix socket as bound.
+type Socket struct {
+	Path string `json:"path"`
+	// Fixed is set where the command could put another socket, or a link
+	// to one, at Path (its directory is writable): only the socket found
+	// there at binding (Dev, Ino) is reachable. Otherwise whatever socket
+	// is at Path when connect() is called (a service may restart).
+	Fixed bool   `json:"fixed,omitempty"`
+	Dev   uint64 `json:"dev,omitempty"`
+	Ino   uint64 `json:"ino,omitempty"`
+}
+
 // PortGrant is one Landlock network rule.
 type PortGrant struct {
 	Port   uint16    `json:"port"`
@@ -407,7 +420,7 @@ type Spec struct {
 	NewNet  bool        `json:"new_net"`
 	Seccomp SeccompSpec `json:"seccomp"`
 	// Sockets are the listed pathname Unix sockets (supervisor).
-	Sockets []string `json:"sockets,omitempty"`
+	Sockets []Socket `json:"sockets,omitempty"`
 	// Guarded are missing paths directly below a writable root whose
 	// creation the supervisor refuses (matched by the parent directory's
 	// device and inode, taken in the final mount view, and the name).
@@ -593,7 +606,8 @@ func (pl *Plan) Bind(b ir.Bindings, o BindOptions) (*Spec, *Report, error) {
 	if err != nil {
 		return nil, rep, fmt.Errorf("binding profile %s: %w", pl.Profile, err)
 	}
-	linkRules, onTheWay := resolveRules(bd, v)
+	shared := SharedPlaces(b)
+	linkRules, onTheWay := resolveRules(bd, v, shared)
 	links, err := gitdirTargets(bd, v)
 	if err != nil {
 		return nil, rep, fmt.Errorf("binding profile %s: %w", pl.Profile, err)
@@ -714,9 +728,8 @@ func (pl *Plan) Bind(b ir.Bindings, o BindOptions) (*Spec, *Report, error) {
 		}
 		sort.Slice(spec.Ports, func(i, j int) bool { return spec.Ports[i].Port < spec.Ports[j].Port })
 	}
-	for _, s := range bd.Sockets {
-		spec.Sockets = append(spec.Sockets, s.Path)
-	}
+	spec.Sockets, bd.Dropped = bindSockets(bd, v, shared)
+	rep.Dropped = bd.Dropped
 	spec.ConnectTCP, spec.BindTCP = pl.Network.ConnectTCP, pl.Network.BindTCP
 
 	rep.Fidelity = append(t.fid, networkFidelity(prof.Network, o.Supervise)...)
@@ -758,6 +771,102 @@ func (pl *Plan) Bind(b ir.Bindings, o BindOptions) (*Spec, *Report, error) {
 	return spec, rep, nil
 }
 
+// bindSockets binds the listed Unix sockets against what a command can
+// change. A socket reached through a symbolic link a command could have
+// planted (plantableIn: in a directory writable under this profile, or in
+// a place other profiles' runs write) is left out (the link may lead to a
+// socket nobody listed: Docker's, say). One in such a directory is fixed
+// to the socket there now (the command could replace it with a link, or
+// another socket, during the run) once the kernel confirms that socket was
+// bound at the listed name (an earlier run could have renamed or
+// hard-linked another service's socket to it); if none is there and the
+// profile makes the directory writable, it is left out, restrictive. Each
+// one left out is added to the bound rules' Dropped list, which is
+// returned.
+func bindSockets(bd *ir.Bound, v View, shared []string) ([]Socket, []ir.Dropped) {
+	writable := func(dir string) bool {
+		a, _, _ := bd.Access(dir)
+		return a == ir.Write
+	}
+	plantable := plantableIn(bd, shared)
+	var out []Socket
+	dropped := bd.Dropped
+	for _, s := range bd.Sockets {
+		p, planted := s.Path, ""
+		if res, ok := v.(Resolver); ok {
+			p = resolvePath(v, res.Readlink, s.Path, func(l string) {
+				if planted == "" && plantable(l) {
+					planted = l
+				}
+			})
+		}
+		reason := ""
+		sock := Socket{Path: s.Path}
+		switch {
+		case planted != "":
+			reason = fmt.Sprintf("reached through the symbolic link %s in a directory a command could have written, which it could have put there (to a socket nobody listed): not reachable", planted)
+		case plantable(p):
+			dev, ino, ok := socketID(p)
+			if !ok {
+				if writable(path.Dir(p)) {
+					reason = fmt.Sprintf("no socket at %s when the run started, in a writable directory (the command could put a link to another socket there): not reachable", p)
+				}
+				break
+			}
+			if r := verifySocketName(p, dev, ino); r != "" {
+				reason = r
+				break
+			}
+			sock.Fixed, sock.Dev, sock.Ino = true, dev, ino
+		}
+		if reason != "" {
+			dropped = append(dropped, ir.Dropped{Rule: "unix_socket " + s.Path, Reason: reason, Source: s.Source})
+			continue
+		}
+		out = append(out, sock)
+	}
+	return out, dropped
+}
+
+// verifySocketName checks that the socket file at p, (dev, ino), belongs
+// to a socket bound at p; it returns why not ("" when it does).
+func verifySocketName(p string, dev, ino uint64) string {
+	names, err := socketNames(dev, ino)
+	if err != nil {
+		return fmt.Sprintf("the socket at %s, in a directory a command could have written, cannot be checked (%v): not reachable", p, err)
+	}
+	if len(names) == 0 {
+		return fmt.Sprintf("no socket of this network namespace listens at %s (a stale file, or another namespace's service), in a directory a command could have written: not reachable", p)
+	}
+	for _, n := range names {
+		if boundAs(n, p, filepath.EvalSymlinks) {
+			return ""
+		}
+	}
+	return fmt.Sprintf("the socket at %s was bound as %q: another service's socket, renamed or hard-linked to the listed name in a directory a command could have written; not reachable", p, names[0])
+}
+
+// boundAs reports whether name, the address a socket was bound with, is
+// the listed path (canonical). An absolute name is compared with its
+// directory's links resolved by eval; a relative one (bound from the
+// service's working directory, not known here) by its last element.
+func boundAs(name, listed string, eval func(string) (string, error)) bool {
+	switch {
+	case name == "" || name[0] == 0:
+		return false // unnamed or abstract
+	case name == listed:
+		return true
+	case !strings.HasPrefix(name, "/"):
+		return path.Base(path.Clean(name)) == path.Base(listed)
+	}
+	name = path.Clean(name)
+	if path.Base(name) != path.Base(listed) {
+		return false
+	}
+	d, err := eval(path.Dir(name))
+	return err == nil && path.Join(d, path.Base(name)) == listed
+}
+
 func firstOr(s []string, def string) string {
 	if len(s) > 0 {
 		return s[0]
@@ -780,7 +889,7 @@ func expandGlobs(bd *ir.Bound, v View, budget int, t *ruleTable) ([]note, []inpu
 	var notes []note
 	var out []input
 	seen := map[string]bool{}
-	// Roots: readable or writable rule paths that are not below another one.
+	// Roots: readable or writable rule paths.
 	var roots []string
 	for _, r := range bd.Rules {
 		if r.Access != ir.Deny {
@@ -788,13 +897,7 @@ func expandGlobs(bd *ir.Bound, v View, budget int, t *ruleTable) ([]note, []inpu
 		}
 	}
 	sort.Strings(roots)
-	var top []string
-	for _, r := range roots {
-		if len(top) > 0 && ir.PathWithin(r, top[len(top)-1]) {
-			continue
-		}
-		top = append(top, r)
-	}
+	roots = slices.Compact(roots)
 	denied := map[string]bool{}
 	for _, r := range bd.Rules {
 		if r.Access == ir.Deny {
@@ -808,6 +911,7 @@ func expandGlobs(bd *ir.Bound, v View, budget int, t *ruleTable) ([]note, []inpu
 		}
 		visited := 0
 		exhausted := false
+		unlistable := 0 // directories masked whole: they could not be listed
 		// listed is the depth of each directory's entries when it was
 		// listed: listing it again from as deep or deeper finds nothing new.
 		listed := map[string]int{}
@@ -826,6 +930,20 @@ func expandGlobs(bd *ir.Bound, v View, budget int, t *ruleTable) ([]note, []inpu
 			listed[dir] = depth
 			des, err := os.ReadDir(dir)
 			if err != nil {
+				// A directory that cannot be listed may still hide a
+				// match the command reaches: by a name it knows (search
+				// permission without read), or after changing the mode
+				// back (its own directory in a writable root, made 000 by
+				// an earlier run). It is masked whole rather than passed
+				// over; one the command can neither search nor change
+				// hides nothing from it.
+				if errors.Is(err, fs.ErrPermission) && !seen[dir] {
+					if a, _, _ := bd.Access(dir); a == ir.Write || searchable(dir) {
+						seen[dir] = true
+						unlistable++
+						out = append(out, input{path: dir, access: ir.Deny, forced: true, ref: ref})
+					}
+				}
 				return
 			}
 			for _, d := range des {
@@ -855,12 +973,14 @@ func expandGlobs(bd *ir.Bound, v View, budget int, t *ruleTable) ([]note, []inpu
 		// walked at all. One that matches anywhere counts from every
 		// readable root, nested ones first (what their walk listed, the
 		// walk of a root above them reaches deeper and skips).
+		// Every root, nested ones too and first: a nested root below a
+		// denied directory (read {cwd}/l in a profile that denies {cwd})
+		// is not reached from the root above it, whose walk stops at the
+		// deny, yet is readable, and is itself a match when the pattern
+		// names it (found by FuzzBindLayoutLinks).
 		lit := globLiteralDir(g.Pattern)
-		from := top
-		if g.Anywhere {
-			from = slices.Clone(roots)
-			slices.Reverse(from)
-		}
+		from := slices.Clone(roots)
+		slices.Reverse(from)
 		for _, r := range from {
 			start, depth := r, 1
 			switch {
@@ -915,7 +1035,10 @@ func expandGlobs(bd *ir.Bound, v View, budget int, t *ruleTable) ([]note, []inpu
 		// plan says); only a scan cut short by the budget leaves part of
 		// it undone.
 		level := LevelSupplementary
-		detail := fmt.Sprintf("%d existing matches masked", countRef(out, ref))
+		detail := fmt.Sprintf("%d existing matches masked", countRef(out, ref)-unlistable)
+		if unlistable > 0 {
+			detail += fmt.Sprintf("; %d directories that could not be listed masked whole", unlistable)
+		}
 		if exhausted {
 			level = LevelPartial
 			detail += fmt.Sprintf("; the scan stopped after %d entries, deeper matches are not denied", budget)
@@ -983,28 +1106,23 @@ func devInputs(bd *ir.Bound, v View) []input {
 // submodule, a repository whose directory sits elsewhere) makes PATH the
 // repository, with the hooks and configuration (core.fsmonitor,
 // core.hooksPath) that git runs on the host; PATH/commondir likewise
-// names the repository a worktree shares. Each such directory inside a
-// writable root gets a read rule of the protected name's (outside every
-// writable root it is read-only already, and a read rule there would
-// grant more than the profile). One that does not exist there is refused:
-// the command could create it.
+// names the repository a worktree shares. Each such directory the profile
+// makes writable gets a read rule of the protected name's (elsewhere it is
+// read-only or denied already, and a read rule there would grant more than
+// the profile: below a deny it would reopen what the deny masks). One that
+// does not exist there is refused: the command could create it.
 //
 // v is the binding's view: the protected names' lstat answers are the
 // layout's too (one system call per name for both).
 func gitdirTargets(bd *ir.Bound, v View) ([]ir.BoundRule, error) {
-	var writable []string
-	for _, r := range bd.Rules {
-		if r.Access == ir.Write {
-			writable = append(writable, r.Path)
-		}
-	}
+	// Writable as the profile says, not merely below a write rule: a
+	// target below a deny (or a read-only name) inside a writable root
+	// must not get a read rule more specific than the deny, which would
+	// reopen it (a .git file planted by an earlier run naming a denied
+	// secrets/sub).
 	inWritable := func(p string) bool {
-		for _, w := range writable {
-			if ir.PathWithin(p, w) {
-				return true
-			}
-		}
-		return false
+		a, _, _ := bd.Access(p)
+		return a == ir.Write
 	}
 	// link reads the path a git link file names ("gitdir: PATH" for .git,
 	// the whole first line for commondir), relative to the file's

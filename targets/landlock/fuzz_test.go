@@ -564,8 +564,9 @@ type linkFS struct {
 // walk resolves abs with every link on the way followed, and the final
 // one with follow. It returns the canonical path (after the first missing
 // component, the rest as written), what is there (KindMissing below a
-// file too), and false for a loop (ELOOP: 40 links).
-func (fs *linkFS) walk(abs string, follow bool, hops *int) (string, Kind, bool) {
+// file too), and false for a loop (ELOOP: 40 links). visit, if not nil,
+// is called with each link followed.
+func (fs *linkFS) walk(abs string, follow bool, hops *int, visit func(link string)) (string, Kind, bool) {
 	if abs == "/" {
 		return "/", KindDir, true
 	}
@@ -583,7 +584,10 @@ func (fs *linkFS) walk(abs string, follow bool, hops *int) (string, Kind, bool) 
 			if *hops++; *hops > 40 {
 				return "", KindMissing, false
 			}
-			t, tk, ok := fs.walk(fs.target[next], true, hops)
+			if visit != nil {
+				visit(next)
+			}
+			t, tk, ok := fs.walk(fs.target[next], true, hops, visit)
 			if !ok {
 				return "", KindMissing, false
 			}
@@ -609,8 +613,16 @@ func (fs *linkFS) walk(abs string, follow bool, hops *int) (string, Kind, bool) 
 // path they name; false for a loop.
 func (fs *linkFS) intended(abs string) (string, bool) {
 	n := 0
-	c, _, ok := fs.walk(abs, true, &n)
+	c, _, ok := fs.walk(abs, true, &n, nil)
 	return c, ok
+}
+
+// throughLinkIn reports whether resolving abs follows a link whose
+// directory in satisfies.
+func (fs *linkFS) throughLinkIn(abs string, in func(dir string) bool) bool {
+	n, found := 0, false
+	fs.walk(abs, true, &n, func(l string) { found = found || in(path.Dir(l)) })
+	return found
 }
 
 // at is where the entry abs itself is (its directory resolved, the final
@@ -641,7 +653,7 @@ func (fs *linkFS) Stat(abs string) Kind  { return fs.kind(abs, true) }
 // missing, as ELOOP).
 func (fs *linkFS) kind(abs string, follow bool) Kind {
 	n := 0
-	_, k, ok := fs.walk(abs, follow, &n)
+	_, k, ok := fs.walk(abs, follow, &n, nil)
 	if !ok {
 		return KindMissing
 	}
@@ -650,7 +662,7 @@ func (fs *linkFS) kind(abs string, follow bool) Kind {
 
 func (fs *linkFS) Subdirs(dir string) []string {
 	n := 0
-	c, k, ok := fs.walk(dir, true, &n)
+	c, k, ok := fs.walk(dir, true, &n, nil)
 	if !ok || k != KindDir {
 		return nil
 	}
@@ -672,6 +684,14 @@ func (fs *linkFS) Resolve(abs string) string {
 		return c
 	}
 	return abs
+}
+
+// Readlink returns the target of the link at abs.
+func (fs *linkFS) Readlink(abs string) (string, error) {
+	if fs.nodes[abs] != KindSymlink {
+		return "", os.ErrInvalid
+	}
+	return fs.target[abs], nil
 }
 
 // materialize creates fs's nodes below top (every node lies below it) on
@@ -856,9 +876,31 @@ func FuzzBindLayoutLinks(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// Writable roots through links are refused at start (README).
+		// Where a command could have planted a link: a directory the
+		// profile makes writable, or one below {cwd}, {tmpdir} or /tmp
+		// (other profiles' runs write there) the user may write.
+		writable := func(d string) bool { a, _, _ := bd.Access(d); return a == ir.Write }
+		plant := func(d string) bool {
+			if writable(d) {
+				return true
+			}
+			for _, a := range []string{"cwd", "tmpdir", "slash_tmp"} {
+				for _, s := range b[a] {
+					if s != "/" && ir.PathWithin(d, s) && userWritable(d) {
+						return true
+					}
+				}
+			}
+			return false
+		}
+		// A write rule through a link that could be planted is left out
+		// unless its target is writable anyway; other writable roots
+		// through links are refused at start (README).
 		for _, r := range bd.Rules {
 			if r.Access == ir.Write && fs.hasLink(r.Path) {
+				if c, ok := fs.intended(r.Path); ok && c != r.Path && fs.throughLinkIn(r.Path, plant) && !writable(c) {
+					continue
+				}
 				t.Skip("a write rule through a link: refused at start")
 			}
 		}
@@ -915,13 +957,32 @@ func FuzzBindLayoutLinks(f *testing.F) {
 			}
 		}
 
-		// The model: the rules at what their paths name.
+		// The model: the rules at what their paths name. A read rule
+		// through a link in a writable directory (which a command could
+		// have planted) applies to its target only where the profile
+		// makes that writable (it narrows; it never grants).
 		model := *bd
-		model.Rules = slices.Clone(bd.Rules)
-		for i := range model.Rules {
-			if c, ok := fs.intended(model.Rules[i].Path); ok {
-				model.Rules[i].Path = c
+		model.Rules = nil
+		leftOut := map[string]bool{} // write roots left out, with their protected names
+		for _, r := range bd.Rules {
+			if c, ok := fs.intended(r.Path); ok && r.Access == ir.Write && r.Origin == ir.OriginRule && c != r.Path && fs.throughLinkIn(r.Path, plant) && !writable(c) {
+				leftOut[r.Path] = true
 			}
+		}
+		notCarried := map[int]bool{} // bd.Rules left out of the model
+		for i, r := range bd.Rules {
+			if leftOut[r.Path] && r.Access == ir.Write || leftOut[path.Dir(r.Path)] && r.Origin == ir.OriginProtect {
+				notCarried[i] = true
+				continue
+			}
+			if c, ok := fs.intended(r.Path); ok {
+				if r.Access == ir.Read && c != r.Path && fs.throughLinkIn(r.Path, plant) && !writable(c) {
+					notCarried[i] = true
+					continue
+				}
+				r.Path = c
+			}
+			model.Rules = append(model.Rules, r)
 		}
 		access := func(q string) ir.Access { a, _, _ := model.Access(q); return a }
 
@@ -984,6 +1045,9 @@ func FuzzBindLayoutLinks(f *testing.F) {
 		// 1. Links named by rules, or on the way to their paths, in
 		// writable directories are mount points.
 		for _, r := range bd.Rules {
+			if leftOut[r.Path] && r.Access == ir.Write || leftOut[path.Dir(r.Path)] && r.Origin == ir.OriginProtect {
+				continue // no rule there: nothing to keep in place
+			}
 			var links []string
 			for q := path.Dir(r.Path); q != "/"; q = path.Dir(q) {
 				if fs.Lstat(q) == KindSymlink {
@@ -1074,7 +1138,10 @@ func FuzzBindLayoutLinks(f *testing.F) {
 			}
 		}
 		var missing []string
-		for _, r := range bd.Rules {
+		for i, r := range bd.Rules {
+			if notCarried[i] {
+				continue // what it names is the other rules' (a dropped rule guards nothing)
+			}
 			for _, q := range []string{r.Path, ir.JoinAbs(r.Path, "zz")} {
 				if c, ok := fs.intended(q); ok && fs.Lstat(c) == KindMissing {
 					missing = append(missing, c)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/sbx-dev/sbx/builtin"
+	"github.com/sbx-dev/sbx/ir"
 	"github.com/sbx-dev/sbx/targets/landlock"
 )
 
@@ -69,5 +70,42 @@ func TestGitdirLinkProtected(t *testing.T) {
 	os.Mkdir(dir+"/.git", 0o755)
 	if spec, err = bind(); err != nil || readOnly(spec, dir+"/.bare") {
 		t.Errorf("a .git directory: %v, .bare protected %v", err, err == nil && readOnly(spec, dir+"/.bare"))
+	}
+}
+
+// TestGitdirLinkIntoDeny: a .git link file naming a directory below a
+// deny inside the writable root adds no read rule there (it would be more
+// specific than the deny and reopen what it masks: red team 19, a link
+// file planted by an earlier run).
+func TestGitdirLinkIntoDeny(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(dir+"/secrets/sub", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dir+"/.git", []byte("gitdir: secrets/sub\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := &ir.Profile{Name: "g", Filesystem: ir.Filesystem{
+		Rules: []ir.PathRule{
+			{Path: ir.Path{Anchor: "root", Rel: "usr"}, Access: ir.Read},
+			{Path: ir.Path{Anchor: "cwd"}, Access: ir.Write},
+			{Path: ir.Path{Anchor: "cwd", Rel: "secrets"}, Access: ir.Deny},
+		},
+		Protect: []ir.ProtectRule{{Name: ".git"}},
+	}, Network: ir.Network{Mode: ir.NetworkNone}}
+	pl, _ := landlock.Compile(p)
+	spec, rep, err := pl.Bind(ir.Bindings{"cwd": {dir}}, landlock.BindOptions{KernelABI: 7, Supervise: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rep.Bound {
+		if strings.HasPrefix(r.Path+"/", dir+"/secrets/") && r.Access != ir.Deny {
+			t.Errorf("a rule below the deny: %+v", r)
+		}
+	}
+	for _, g := range spec.Grants {
+		if strings.HasPrefix(g.Path+"/", dir+"/secrets/") {
+			t.Errorf("a grant below the deny: %+v", g)
+		}
 	}
 }

@@ -32,3 +32,19 @@ func statKind(p string) Kind {
 	}
 	return KindFile
 }
+
+// socketID returns the device and inode of the Unix socket p resolves
+// to: only Linux enforces listed sockets, so elsewhere there is none.
+func socketID(string) (dev, ino uint64, ok bool) { return 0, 0, false }
+
+// searchable reports whether the caller may search dir (look up a name in
+// it). Elsewhere nothing is enforced from a binding: it says true, which
+// can only mask more.
+func searchable(string) bool { return true }
+
+// userWritable says true elsewhere (nothing is enforced from a binding
+// there): it can only narrow.
+func userWritable(string) bool { return true }
+
+// socketNames has nothing to ask elsewhere (socketID finds no socket).
+func socketNames(uint64, uint64) ([]string, error) { return nil, nil }

@@ -420,7 +420,7 @@ func networkFidelity(n ir.Network, supervise bool) []Fidelity {
 		if supervise {
 			out = append(out, Fidelity{Rule: "unix_socket " + s.Path.String(), Source: s.Source, Level: LevelSupplementary,
 				Mechanism: "seccomp user notification",
-				Detail:    "connect() goes to the supervisor, which connects the command's socket itself only when the address names this socket (same device and inode when connecting, symlinks followed); every other pathname or abstract Unix address: EACCES (Landlock mediates pathname Unix sockets only from ABI 9)",
+				Detail:    "connect() goes to the supervisor, which connects the command's socket itself only when the address names this socket (same device and inode when connecting, symlinks followed; in a directory a command could have written, the socket found there when the run started if the kernel confirms it was bound at that name, and none reached through a symbolic link a command could have planted); every other pathname or abstract Unix address: EACCES (Landlock mediates pathname Unix sockets only from ABI 9)",
 				MinABI:    1})
 			continue
 		}

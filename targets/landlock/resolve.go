@@ -1,6 +1,7 @@
 package landlock
 
 import (
+	"fmt"
 	"os"
 	"path"
 	"slices"
@@ -19,6 +20,8 @@ type Resolver interface {
 	// Resolve returns abs with every symbolic link in the part that exists
 	// resolved; the rest (missing components) stays as written.
 	Resolve(abs string) string
+	// Readlink returns the contents of the symbolic link at abs.
+	Readlink(abs string) (string, error)
 }
 
 // Resolve resolves the links in abs, asking the kernel only where a
@@ -26,11 +29,28 @@ type Resolver interface {
 // the path it names (which does not exist yet: the rest stays as
 // written); after 40 links (a loop) abs is returned as it is.
 func (c *cachedView) Resolve(abs string) string {
-	if abs == "/" || !strings.HasPrefix(abs, "/") {
-		return abs
-	}
 	if r, ok := c.v.(Resolver); ok {
 		return r.Resolve(abs) // a view of its own (tests)
+	}
+	return resolvePath(c, os.Readlink, abs, nil)
+}
+
+// Readlink reads the link at abs.
+func (c *cachedView) Readlink(abs string) (string, error) {
+	if r, ok := c.v.(Resolver); ok {
+		return r.Readlink(abs)
+	}
+	return os.Readlink(abs)
+}
+
+// resolvePath resolves abs through v's links as the kernel does, a
+// dangling link to the path it names (the rest as written). visit, if not
+// nil, is given every link followed, nested ones (in a link's target)
+// included, each spelled with its directory resolved. After 40 links (a
+// loop) abs is returned as it is.
+func resolvePath(v View, readlink func(string) (string, error), abs string, visit func(link string)) string {
+	if abs == "/" || !strings.HasPrefix(abs, "/") {
+		return abs
 	}
 	rest := strings.Split(abs[1:], "/")
 	cur := "/"
@@ -45,14 +65,17 @@ func (c *cachedView) Resolve(abs string) string {
 			continue
 		}
 		next := ir.JoinAbs(cur, part)
-		switch c.Lstat(next) {
+		switch v.Lstat(next) {
 		case KindSymlink:
 			if hops++; hops > 40 {
 				return abs
 			}
-			t, err := os.Readlink(next)
+			t, err := readlink(next)
 			if err != nil {
 				return abs
+			}
+			if visit != nil {
+				visit(next)
 			}
 			if strings.HasPrefix(t, "/") {
 				cur = "/"
@@ -77,38 +100,103 @@ func (c *cachedView) Resolve(abs string) string {
 // the path it points to; a loop names nothing. Rules keep their symbolic
 // path, so the report still names what the profile wrote.
 //
+// A link in a directory the profile makes writable may have been put there
+// by a command an earlier run confined (or have come with a cloned
+// repository), so following it must not grant anything: a read rule (or
+// a protected name) through such a link applies to the target only where
+// the profile makes the target writable (a carve-out, which narrows);
+// elsewhere it is left out (bd.Dropped says so where the target stays
+// denied), and the link is still pinned. Denies always carry through.
+//
+// Where another profile's run could have planted a link counts too (shared,
+// see plantableIn).
+//
 // It returns the paths of the read rules that are links, whose Landlock
 // grant must go (dropLinkGrants), since Landlock would follow the link to
 // a target a deny may have masked nothing of (the layout sees the target
 // through the added rule, where a deny wins); and the links on the way to
 // a rule's path (canonical spellings), which must stay where they are
 // while the rule is enforced (pinLinksOnTheWay).
-func resolveRules(bd *ir.Bound, v View) (links, onTheWay []string) {
+func resolveRules(bd *ir.Bound, v View, shared []string) (links, onTheWay []string) {
 	res, ok := v.(Resolver)
 	if !ok {
 		return nil, nil
 	}
+	// Judged on the rules as bound, before any is moved to a target.
+	orig := &ir.Bound{Rules: slices.Clone(bd.Rules), DenyGlobs: bd.DenyGlobs}
+	plantable := plantableIn(orig, shared)
 	changed := false
+	var gone []int // rules through a plantable link, left out
+	// A write rule through a link the command could have planted would
+	// open its Landlock grant on the link's target (a rule nested in a
+	// writable root has no mount of its own to refuse the link): it is
+	// left out unless the target is writable anyway, with the protected
+	// names below it. The link stays an entry of the writable directory.
+	droppedRoots := map[string]bool{}
+	for i, r := range bd.Rules {
+		if r.Origin != ir.OriginRule || r.Access != ir.Write {
+			continue
+		}
+		p := res.Resolve(r.Path)
+		if p == r.Path || p == "" {
+			continue
+		}
+		planted := false
+		resolvePath(v, res.Readlink, r.Path, func(l string) { planted = planted || plantable(l) })
+		if a, _, _ := orig.Access(p); planted && a != ir.Write {
+			changed = true
+			gone = append(gone, i)
+			droppedRoots[r.Path] = true
+			bd.Dropped = append(bd.Dropped, ir.Dropped{Rule: r.Access.String() + " " + r.Symbolic.String(), Source: r.Source,
+				Reason: fmt.Sprintf("%s leads through a symbolic link in a directory a command could have written (it could have put the link there) to %s, which this profile does not make writable: not granted there", r.Path, p)})
+		}
+	}
 	for i, n := 0, len(bd.Rules); i < n; i++ {
 		// (By index: appending to bd.Rules below may move it.)
 		r := bd.Rules[i]
 		final := v.Lstat(r.Path) == KindSymlink
+		if r.Access == ir.Write || droppedRoots[path.Dir(r.Path)] && r.Origin == ir.OriginProtect {
+			if r.Access != ir.Write {
+				gone = append(gone, i) // a protected name below a root left out
+			}
+			continue
+		}
 		if !(r.Origin == ir.OriginProtect && final) && (r.Origin != ir.OriginRule || (r.Access != ir.Read && r.Access != ir.Deny)) {
 			continue
 		}
 		// Links on the way are pinned even when they name nothing (a
 		// loop): replaced by a directory, they would make the path a
 		// new one the command chose.
-		onTheWay = append(onTheWay, linksOnTheWay(res, v, r.Path)...)
+		way := linksOnTheWay(res, v, r.Path)
+		onTheWay = append(onTheWay, way...)
 		p := res.Resolve(r.Path)
 		if p == r.Path && !final {
 			continue
 		}
 		changed = true
+		// lp is the link itself, spelled with its directory resolved (the
+		// pin opens that without symlinks).
+		lp := ir.JoinAbs(res.Resolve(path.Dir(r.Path)), path.Base(r.Path))
+		carry := true
+		planted := false // a link followed, nested ones included, is plantable
+		resolvePath(v, res.Readlink, r.Path, func(l string) { planted = planted || plantable(l) })
+		if r.Access == ir.Read && p != r.Path && planted {
+			if a, _, _ := orig.Access(p); a != ir.Write {
+				carry = false
+				if a == ir.Deny {
+					bd.Dropped = append(bd.Dropped, ir.Dropped{Rule: r.Access.String() + " " + r.Symbolic.String(), Source: r.Source,
+						Reason: fmt.Sprintf("%s leads through a symbolic link in a directory a command could have written (it could have put the link there) to %s, which this profile does not make readable: not granted there", r.Path, p)})
+				}
+			}
+		}
 		if !final {
 			// Links on the way only: the rule is the target's (the
 			// links are pinned where the command could change them).
-			bd.Rules[i].Path = p
+			if carry {
+				bd.Rules[i].Path = p
+			} else {
+				gone = append(gone, i)
+			}
 			continue
 		}
 		// A deny on a link masks what it points to (a mount cannot cover
@@ -117,11 +205,8 @@ func resolveRules(bd *ir.Bound, v View) (links, onTheWay []string) {
 		// that a deny below the target is masked there. Each keeps its own
 		// path too: in a writable directory the layout pins the link, which
 		// the command could otherwise replace (a directory of its own at a
-		// denied ~/.ssh that is a link, with an authorized_keys in it),
-		// spelled with its directory resolved (the pin opens that without
-		// symlinks).
-		lp := ir.JoinAbs(res.Resolve(path.Dir(r.Path)), path.Base(r.Path))
-		if p != r.Path {
+		// denied ~/.ssh that is a link, with an authorized_keys in it).
+		if p != r.Path && carry {
 			// p == r.Path: a loop, which names nothing.
 			t := r
 			t.Path = p
@@ -131,6 +216,15 @@ func resolveRules(bd *ir.Bound, v View) (links, onTheWay []string) {
 		if r.Access != ir.Deny {
 			links = append(links, lp)
 		}
+	}
+	if len(gone) > 0 {
+		kept := make([]ir.BoundRule, 0, len(bd.Rules)-len(gone))
+		for i, r := range bd.Rules {
+			if !slices.Contains(gone, i) {
+				kept = append(kept, r)
+			}
+		}
+		bd.Rules = kept
 	}
 	if changed {
 		sort.SliceStable(bd.Rules, func(i, j int) bool {
@@ -210,6 +304,39 @@ func dropLinkGrants(gs []Grant, links []string) []Grant {
 		if !slices.Contains(links, g.Path) {
 			out = append(out, g)
 		}
+	}
+	return out
+}
+
+// plantableIn returns the test of whether a command could have put the
+// link at a path there: its directory is writable under the profile being
+// bound (bd, links not followed), or lies below one of shared, the places
+// other profiles' runs write (the working directory, $TMPDIR and /tmp,
+// which the default workspace profile makes writable), in a directory the
+// invoking user may write (no earlier run of this user could have written
+// anywhere else). "/" as a shared place is left out: every system link
+// would count.
+func plantableIn(bd *ir.Bound, shared []string) func(link string) bool {
+	return func(link string) bool {
+		dir := path.Dir(link)
+		if a, _, _ := bd.Access(dir); a == ir.Write {
+			return true
+		}
+		for _, s := range shared {
+			if s != "/" && ir.PathWithin(dir, s) && userWritable(dir) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// SharedPlaces are the bound paths where runs of other profiles may have
+// left links: {cwd}, {tmpdir} and {slash_tmp} (see plantableIn).
+func SharedPlaces(b ir.Bindings) []string {
+	var out []string
+	for _, a := range []string{ir.AnchorCwd, ir.AnchorTmpdir, ir.AnchorSlashTmp} {
+		out = append(out, b[a]...)
 	}
 	return out
 }

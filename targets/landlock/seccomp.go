@@ -162,7 +162,7 @@ func SeccompSummary(s SeccompSpec) []string {
 		out = append(out, "connect(): EACCES (no network and no listed Unix socket)")
 	}
 	if s.NotifyConnect {
-		out = append(out, "connect(): to the supervisor, which decides on the socket's family and connects the checked socket itself: a Unix socket only to a listed pathname socket (same device and inode, symlinks followed), abstract and other Unix addresses EACCES; a TCP socket on a thread confined like the command (Landlock checks the port)")
+		out = append(out, "connect(): to the supervisor, which decides on the socket's family and connects the checked socket itself: a Unix socket only to a listed pathname socket (same device and inode, symlinks followed; in a directory a command could have written, the socket there when the run started, bound at that name), abstract and other Unix addresses EACCES; a TCP socket on a thread confined like the command (Landlock checks the port)")
 	}
 	if s.DenyFastOpen {
 		out = append(out, "sendto/sendmsg/sendmmsg with MSG_FASTOPEN: EACCES (TCP Fast Open connects without connect(), which Landlock checks)")

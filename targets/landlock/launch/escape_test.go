@@ -124,6 +124,27 @@ profile "t-sockfull" {
   }
 }
 
+profile "t-sockws" {
+  filesystem {
+    read    = [root]
+    write   = [cwd]
+    protect = [".git"]
+  }
+  network {
+    mode         = "none"
+    unix_sockets = [path(cwd, "app.sock")]
+  }
+}
+
+profile "t-vendor" {
+  filesystem {
+    read    = ["/usr", "/lib", "/lib64", "/bin", path(cwd, "vendor")]
+    write   = [cwd]
+    protect = [".git"]
+  }
+  network { mode = "none" }
+}
+
 profile "t-narrow" {
   filesystem {
     read    = [cwd]

@@ -583,7 +583,9 @@ func (l *lazySupervisor) start() (*os.Process, error) {
 	p.call("dup3(/proc)", unix.SYS_DUP3, 0, supProcFD, 0).from(0, proc)
 	p.call("close_range", unix.SYS_CLOSE_RANGE, supProcFD+1, ^uintptr(0), closeRangeCloex)
 	argv := append([]string{"sbx", HelperArg, "supervise", flags, strconv.Itoa(len(l.spec.Guarded))}, l.spec.Guarded...)
-	argv = append(argv, l.spec.Sockets...)
+	for _, s := range l.spec.Sockets {
+		argv = append(argv, socketArg(s))
+	}
 	av, err := cStrings(p, argv)
 	if err != nil {
 		return nil, err
@@ -656,4 +658,13 @@ func stdinKind(fd int) (int, error) {
 		return stdinStream, nil
 	}
 	return 0, errors.New("standard input must be the null device, a pipe or a socket: a file or a terminal would let the command change its metadata or, for a terminal, inject input")
+}
+
+// socketArg is s as a helper argument: its path, or "@DEV:INO:PATH" for a
+// socket fixed at binding (a path always starts with "/").
+func socketArg(s landlock.Socket) string {
+	if !s.Fixed {
+		return s.Path
+	}
+	return "@" + strconv.FormatUint(s.Dev, 10) + ":" + strconv.FormatUint(s.Ino, 10) + ":" + s.Path
 }

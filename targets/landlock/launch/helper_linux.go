@@ -24,7 +24,7 @@ const (
 // the command's Landlock ruleset, a = refuse abstract Unix binds, p =
 // ports mode: listen() on an internet socket is checked); the
 // number of guarded paths; the guarded paths; then the listed Unix
-// sockets. It only returns through os.Exit.
+// sockets (socketArg). It only returns through os.Exit.
 //
 // The command itself never runs through the helper: sbx applies the
 // sandbox between fork and exec (see spawn). The helper is the seccomp
@@ -38,7 +38,15 @@ func RunHelper(args []string) {
 	if err != nil || n < 0 || n > len(args)-3 {
 		fail(exitSetup, "sbx: %s is internal to sbx", HelperArg)
 	}
-	runSupervisor(args[3:3+n], args[3+n:], strings.Contains(args[1], "r"), strings.Contains(args[1], "a"), strings.Contains(args[1], "p"))
+	var sockets []listedSocket
+	for _, a := range args[3+n:] {
+		s, ok := parseSocketArg(a)
+		if !ok {
+			fail(exitSetup, "sbx: %s is internal to sbx", HelperArg)
+		}
+		sockets = append(sockets, s)
+	}
+	runSupervisor(args[3:3+n], sockets, strings.Contains(args[1], "r"), strings.Contains(args[1], "a"), strings.Contains(args[1], "p"))
 }
 
 func fail(code int, format string, args ...any) {

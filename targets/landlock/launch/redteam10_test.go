@@ -591,6 +591,31 @@ profile "rt10lnk" {
 }`)
 		os.Chmod(art, 0o644)
 		r := rtRun(t, rtOpts{u: u, env: tr.env(), args: []string{"--artifact", art, "--cwd", tr.proj, "--", "/bin/sh", "-c", "echo pwned > lnk/sub/x; echo RAN"}, timeout: 20 * time.Second})
+		// lnk is in the writable {cwd}: a link a command could have
+		// planted, so the nested write rule through it is left out (red
+		// team 19) and the result says so; a write root through a link
+		// that no command could have planted is refused (below).
+		if r.SbxError != "" || !strings.Contains(r.Stderr, "Read-only file system") || !strings.Contains(r.Sandbox.String(), `"rule":"write {cwd}/lnk/sub"`) {
+			t.Errorf("writable path through a planted symlink: %+v %s (want the rule left out, listed under dropped)", r, r.Sandbox)
+		}
+		if _, err := os.Stat(tr.base + "/real/sub/x"); err == nil {
+			t.Errorf("HOLE: written through the symlink")
+		}
+		// The same through a link in a directory no run could have
+		// written (only root's, outside {cwd}, {tmpdir} and /tmp).
+		fixed := tr.base + "/fixed" // root's, created after the tree was given to u
+		os.Mkdir(fixed, 0o755)
+		os.Symlink(tr.base+"/real", fixed+"/lnk")
+		art2 := rt10Artifact(t, tr.base, "rt10lnk2", `
+profile "rt10lnk2" {
+  filesystem {
+    read    = [root]
+    write   = [cwd, "`+fixed+`/lnk/sub"]
+  }
+  network { mode = "none" }
+}`)
+		os.Chmod(art2, 0o644)
+		r = rtRun(t, rtOpts{u: u, env: tr.env(), args: []string{"--artifact", art2, "--cwd", tr.proj, "--", "/bin/sh", "-c", "echo pwned > " + fixed + "/lnk/sub/x; echo RAN"}, timeout: 20 * time.Second})
 		if r.SbxError == "" || !strings.Contains(r.SbxError, "lnk/sub") || r.ExitCode != 125 {
 			t.Errorf("writable path through a symlink: %+v (want a refusal naming lnk/sub)", r)
 		}

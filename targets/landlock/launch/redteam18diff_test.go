@@ -23,7 +23,9 @@ package launch_test
 // is denied; protected names directly below every writable root are
 // read-only and not creatable; deny_glob denies the existing matches
 // within max_depth; read and deny rules on symbolic links apply to the
-// link and to its target; rules follow paths (a hard link has its own
+// link and to its target (a read rule on a link in a writable directory
+// reaches its target only where the target is writable: red team 19);
+// rules follow paths (a hard link has its own
 // path's rights). Changing a directory entry (create, remove, rename,
 // link) needs write on the entry and on its directory; a hard link must
 // not give its file more than write-to-write.
@@ -1010,14 +1012,27 @@ func rt18Build(prof rt18Prof, base, stmp, bin string) *rt18Gen {
 		linkTargets[lp] = tp
 		g.isLink[lp] = canon
 	}
+	// The rules as written, links not followed: what decides whether the
+	// command could have planted a link (its directory is writable).
+	orig := &rt18Model{prot: map[string]bool{}, isRule: map[string]bool{}}
+	for _, r := range prof.rules {
+		r.path = anch.Replace(r.path)
+		orig.rules = append(orig.rules, r)
+	}
 	// Bound rules: rule paths in the tree exist unless missing; read and
 	// deny rules on a link apply to the link and to its target (README
-	// Known limits: "Read and deny rules may name links").
+	// Known limits: "Read and deny rules may name links"), except that a
+	// read rule on a link in a writable directory grants its target
+	// nothing unless the target is writable anyway ("A link in a writable
+	// directory grants nothing").
 	for _, r := range prof.rules {
 		r.path = anch.Replace(r.path)
 		if t, ok := g.isLink[r.path]; ok {
 			m.rules = append(m.rules, r)
 			m.isRule[r.path] = true
+			if r.acc == rt18R && orig.W(path.Dir(r.path)) && !orig.W(t) {
+				continue
+			}
 			r.path = t
 			if g.files[t] {
 				r.file = true

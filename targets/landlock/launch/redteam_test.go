@@ -95,7 +95,14 @@ type rtResult struct {
 	StdoutLossy bool   `json:"stdout_lossy"`
 	DurationMS  int64  `json:"duration_ms"`
 	Signal      string `json:"signal"`
+	// Sandbox is the result's sandbox report, as it is.
+	Sandbox rtReport `json:"sandbox"`
 }
+
+// rtReport is a JSON text that prints as text.
+type rtReport struct{ json.RawMessage }
+
+func (r rtReport) String() string { return string(r.RawMessage) }
 
 func rtCmd(o rtOpts) *exec.Cmd {
 	argv := append([]string{filepath.Join(bin, "sbx"), "run", "--json"}, o.args...)

@@ -121,7 +121,7 @@ type supervisor struct {
 	guard map[dirKey]map[string]bool
 	names map[string]bool // every guarded name, for a quick test
 	// sockets are the listed pathname Unix sockets (NotifyConnect).
-	sockets []string
+	sockets []listedSocket
 	// denyAbstract refuses abstract and autobound Unix addresses in bind
 	// (NotifyBind: no network namespace of the sandbox's own).
 	denyAbstract bool
@@ -145,7 +145,7 @@ const (
 // command's user, mount and IPC namespaces (not its PID namespace: the
 // command cannot see, signal or trace it). It serves the listener until
 // sbx kills it when the command has exited; it never returns.
-func runSupervisor(guarded, sockets []string, hasRuleset, denyAbstract, portsMode bool) {
+func runSupervisor(guarded []string, sockets []listedSocket, hasRuleset, denyAbstract, portsMode bool) {
 	runtime.LockOSThread()
 	// Nothing but sbx should be able to access this process: not dumpable,
 	// so its /proc entries are root's and ptrace access needs
@@ -1399,10 +1399,10 @@ func (sv *supervisor) handleNet(n *seccompNotif, c call, tid, pidfd int) {
 			return
 		}
 		var got unix.Stat_t
-		if err := unix.Fstat(fd, &got); err != nil || got.Mode&unix.S_IFMT != unix.S_IFSOCK || !sv.listed(got.Dev, got.Ino) {
+		if err := unix.Fstat(fd, &got); err != nil || got.Mode&unix.S_IFMT != unix.S_IFSOCK || sv.listed(got.Dev, got.Ino) == nil {
 			unix.Close(fd)
 			errno = unix.EACCES
-			if err == nil && got.Mode&unix.S_IFMT != unix.S_IFSOCK && sv.listed(got.Dev, got.Ino) {
+			if err == nil && got.Mode&unix.S_IFMT != unix.S_IFSOCK && sv.listed(got.Dev, got.Ino) != nil {
 				errno = unix.ECONNREFUSED
 			}
 			return
@@ -1438,16 +1438,47 @@ func (sv *supervisor) handleNet(n *seccompNotif, c call, tid, pidfd int) {
 	})
 }
 
-// listed reports whether (dev, ino) is one of the listed Unix sockets, as
-// they are now in the sandbox's view.
-func (sv *supervisor) listed(dev, ino uint64) bool {
-	for _, p := range sv.sockets {
+// listed returns the listed Unix socket (dev, ino) is, or nil: a fixed
+// one (in a writable directory, see landlock.Socket) as it was when the
+// run started, the others as they are now in the sandbox's view.
+func (sv *supervisor) listed(dev, ino uint64) *listedSocket {
+	for i := range sv.sockets {
+		s := &sv.sockets[i]
+		if s.fixed {
+			if s.dev == dev && s.ino == ino {
+				return s
+			}
+			continue
+		}
 		var st unix.Stat_t
-		if unix.Stat(p, &st) == nil && st.Dev == dev && st.Ino == ino && st.Mode&unix.S_IFMT == unix.S_IFSOCK {
-			return true
+		if unix.Stat(s.path, &st) == nil && st.Dev == dev && st.Ino == ino && st.Mode&unix.S_IFMT == unix.S_IFSOCK {
+			return s
 		}
 	}
-	return false
+	return nil
+}
+
+// listedSocket is a listed Unix socket as the supervisor checks it.
+type listedSocket struct {
+	path     string
+	fixed    bool
+	dev, ino uint64
+}
+
+// parseSocketArg reverses socketArg.
+func parseSocketArg(a string) (listedSocket, bool) {
+	rest, fixed := strings.CutPrefix(a, "@")
+	if !fixed {
+		return listedSocket{path: a}, strings.HasPrefix(a, "/")
+	}
+	d, rest, ok1 := strings.Cut(rest, ":")
+	i, p, ok2 := strings.Cut(rest, ":")
+	dev, err1 := strconv.ParseUint(d, 10, 64)
+	ino, err2 := strconv.ParseUint(i, 10, 64)
+	if !ok1 || !ok2 || err1 != nil || err2 != nil || !strings.HasPrefix(p, "/") {
+		return listedSocket{}, false
+	}
+	return listedSocket{path: p, fixed: true, dev: dev, ino: ino}, true
 }
 
 // pathResolver prepares the resolution of path p, as the caller (tid,
