@@ -27,7 +27,7 @@ func installFilter([]unix.SockFilter, bool) (int, error) {
 // system call numbers.
 func supervisorAvailable() bool { return false }
 
-func runSupervisor([]string, []string, bool, bool, bool) {
+func runSupervisor([]string, []listedSocket, bool, bool, bool) {
 	fail(exitSetup, "sbx: the seccomp supervisor is not available on %s", runtime.GOARCH)
 }
 
