@@ -3,10 +3,13 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/sbx-dev/sbx/executor"
+	"github.com/sbx-dev/sbx/ir"
 	"github.com/sbx-dev/sbx/targets/landlock"
 	"github.com/sbx-dev/sbx/targets/landlock/launch"
 )
@@ -27,7 +30,45 @@ func platformSandbox(p *profile, o *runOptions) (executor.Sandbox, error) {
 	if err != nil {
 		return nil, fmt.Errorf("profile %s: %w", p.name, err)
 	}
+	if o.artifact != "" {
+		if rep, ok := sb.Report().(*landlock.Report); ok {
+			if err := artifactWritable(o.artifact, rep.Bound); err != nil {
+				return nil, err
+			}
+		}
+	}
 	return sb, nil
+}
+
+// artifactWritable refuses an artifact file the profile it holds makes
+// writable: a command run under it could rewrite it (to a profile with no
+// limits: an artifact's digest proves consistency, not authorship), and
+// the next run from the same file would enforce what the command wrote.
+// An artifact that is not a regular file (a pipe) is not kept for a next
+// run.
+func artifactWritable(file string, bound []ir.BoundRule) error {
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return nil
+	}
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = r
+	}
+	if fi, err := os.Stat(abs); err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
+	bd := &ir.Bound{Rules: bound}
+	if a, r, _ := bd.Access(abs); a == ir.Write && r != nil {
+		// The name to protect: the first below the writable root (protected
+		// names are looked up directly below each writable root).
+		name := filepath.Base(abs)
+		if rel, err := filepath.Rel(r.Path, abs); err == nil && rel != "." {
+			name, _, _ = strings.Cut(rel, "/")
+		}
+		return fmt.Errorf("the artifact %s is writable under the profile it holds (write %s, %s): a command run under it could rewrite it, and the next run from it would enforce what the command wrote; keep the artifact outside the profile's writable roots, or make it read-only there (protect = [%q], or a read rule on its path)",
+			file, r.Symbolic, r.Source, name)
+	}
+	return nil
 }
 
 // launchOptions are the launcher's options from the flags (and, for

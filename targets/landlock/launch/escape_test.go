@@ -67,6 +67,9 @@ profile "t-sock" {
   filesystem {
     read  = [root]
     write = [cwd]
+    # Run with cwd = the artifacts' directory too: sbx refuses an
+    # artifact its own profile makes writable.
+    protect = ["t-sock.json"]
   }
   network {
     mode         = "none"

@@ -338,3 +338,60 @@ func rt19Listen(t *testing.T, addr string, uid int) func() int {
 		return n
 	}
 }
+
+// TestRedTeam19ArtifactInWorkspace: an artifact kept in a directory the
+// profile it holds makes writable (a repository's .sbx/policy.json under a
+// workspace profile): the first run's command rewrites it (an artifact's
+// digest proves consistency, not authorship: any valid artifact will do)
+// and the next run from the same file enforces the command's profile.
+// sbx refuses such an artifact; protected (read-only) it runs, and the
+// command cannot change it.
+func TestRedTeam19ArtifactInWorkspace(t *testing.T) {
+	for _, c := range []struct {
+		name, protect string
+		refused       bool
+	}{
+		{"writable", `[".git"]`, true},
+		{"protected", `[".git", ".sbx"]`, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			src := `
+profile "rt19-art" {
+  filesystem {
+    ` + rt19Narrow + `
+    write   = [cwd]
+    protect = ` + c.protect + `
+  }
+  network { mode = "none" }
+}
+`
+			built, _ := rt17pCompile(t, src, "rt19-art")
+			data, err := os.ReadFile(built)
+			if err != nil {
+				t.Fatal(err)
+			}
+			asUser(t, func(t *testing.T, u user) {
+				base := rt17pTree(t, u, map[string]string{"ws/.sbx/keep": ""}, []string{"home"}, nil)
+				home, ws := base+"/home", base+"/ws"
+				art := ws + "/.sbx/policy.json"
+				if err := os.WriteFile(art, data, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				os.Lchown(art, u.uid, u.uid)
+				r := rt17pRun(t, u, art, home, ws, "echo '{}' > .sbx/policy.json; echo RAN", nil)
+				if c.refused {
+					if r.ExitCode != 125 || !strings.Contains(r.SbxError, "writable under the profile it holds") || !strings.Contains(r.SbxError, `protect = [".sbx"]`) {
+						t.Errorf("an artifact its profile makes writable: %+v, want a refusal naming the way out", r)
+					}
+					return
+				}
+				if r.SbxError != "" || !strings.Contains(r.Stdout, "RAN") {
+					t.Fatalf("a protected artifact: %+v", r)
+				}
+				if got, _ := os.ReadFile(art); string(got) != string(data) {
+					t.Errorf("ESCAPE: the command rewrote its protected artifact: %q", got)
+				}
+			})
+		})
+	}
+}
