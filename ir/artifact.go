@@ -95,11 +95,18 @@ func (a *Artifact) TargetNames() []string {
 // Encode returns the artifact file's bytes: indented JSON with a trailing
 // newline. The output is byte-identical for equal artifacts.
 func (a *Artifact) Encode() ([]byte, error) {
-	data, err := json.MarshalIndent(a, "", "  ")
-	if err != nil {
+	// Without HTML escaping: the digests are over the bytes as compiled,
+	// and escaping '<', '>' or '&' in the IR or a target's data (a path
+	// such as "R&D") would write bytes that no longer hash to them (found
+	// by FuzzDecodeArtifact).
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(a); err != nil {
 		return nil, fmt.Errorf("encoding artifact: %w", err)
 	}
-	return append(data, '\n'), nil
+	return buf.Bytes(), nil
 }
 
 // ErrCorrupt is wrapped by every error that reports a damaged or tampered
