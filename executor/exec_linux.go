@@ -330,7 +330,20 @@ func (lp *loop) run() (cleanupErr, waitErr error) {
 		expire = time.Now().Add(lp.cfg.timeout)
 	}
 	graceKilled := false
-	var pfd [7]unix.PollFd
+	// The deadlines are an absolute timer's (a timer descriptor on
+	// CLOCK_MONOTONIC), not ppoll's relative timeout: a ppoll that a stop
+	// (SIGSTOP, ^Z) interrupts is restarted on resumption with the time it
+	// had left when stopped, so the time the job spent stopped would not
+	// count toward the deadline, which goes on counting (as timeout(1)'s
+	// does). Without the descriptor, ppoll's timeout serves.
+	tfd, terr := unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
+	if terr != nil {
+		tfd = -1
+	} else {
+		defer unix.Close(tfd)
+	}
+	var armed time.Time // the deadline tfd is set to (zero: none)
+	var pfd [8]unix.PollFd
 	// Most commands write little: reads start at OutputChunkSize and grow
 	// to readBufSize once a read fills the buffer.
 	lp.buf = make([]byte, OutputChunkSize)
@@ -365,7 +378,15 @@ func (lp *loop) run() (cleanupErr, waitErr error) {
 			next = expire
 		}
 		var ts *unix.Timespec
-		if !next.IsZero() {
+		if !next.IsZero() && tfd >= 0 {
+			if !next.Equal(armed) && armTimer(tfd, next) == nil {
+				armed = next
+			}
+			if next.Equal(armed) {
+				pfd[7] = unix.PollFd{Fd: int32(tfd), Events: unix.POLLIN}
+			}
+		}
+		if !next.IsZero() && pfd[7].Fd < 0 {
 			d := max(time.Until(next), 0)
 			t := unix.NsecToTimespec(int64(d))
 			ts = &t
@@ -386,6 +407,13 @@ func (lp *loop) run() (cleanupErr, waitErr error) {
 			return cleanupErr, errors.Join(waitErr, fmt.Errorf("poll: %w", err))
 		}
 		if n > 0 {
+			if pfd[7].Revents != 0 {
+				// Expired: cleared, and set again next time round if the
+				// deadline has not passed by the clock checked below.
+				var b [8]byte
+				unix.Read(tfd, b[:])
+				armed = time.Time{}
+			}
 			for i := range lp.streams {
 				if pfd[i].Revents != 0 {
 					lp.drain(&lp.streams[i])
@@ -471,6 +499,18 @@ func (lp *loop) run() (cleanupErr, waitErr error) {
 			lp.ct.kill()
 		}
 	}
+}
+
+// armTimer sets the timer descriptor tfd to expire at t (at once when t
+// has passed), on CLOCK_MONOTONIC, which counts while the process is
+// stopped.
+func armTimer(tfd int, t time.Time) error {
+	var now unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_MONOTONIC, &now); err != nil {
+		return err
+	}
+	at := unix.NsecToTimespec(now.Nano() + int64(max(time.Until(t), 1)))
+	return unix.TimerfdSettime(tfd, unix.TFD_TIMER_ABSTIME, &unix.ItimerSpec{Value: at}, nil)
 }
 
 // drain reads what the pipe holds now, until it would block or ends.

@@ -7,6 +7,6 @@ type jobControl struct{}
 
 func newJobControl() *jobControl { return nil }
 
-func (*jobControl) started(int, bool) {}
+func (*jobControl) started(int, bool, bool) {}
 
 func (*jobControl) end() {}

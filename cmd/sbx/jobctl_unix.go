@@ -17,7 +17,9 @@ import (
 // signals (the Landlock init) the launcher stops every process of the
 // sandbox with SIGSTOP: the command leads a session whose parent is
 // outside it, so its process group is orphaned and the kernel would
-// discard a SIGTSTP. Otherwise the command's process group gets SIGSTOP.
+// discard a SIGTSTP. Otherwise the command's process group gets SIGSTOP,
+// and then every other process of the run (runTree: those that left the
+// group too).
 // sbx then stops itself with SIGSTOP (a SIGTSTP would be discarded too
 // where sbx's own group is orphaned, leaving the command stopped while
 // sbx runs). The run's timeout goes on counting meanwhile, as timeout(1)'s
@@ -30,6 +32,7 @@ type jobControl struct {
 	// (executor.SignalForwarder).
 	pid         int
 	viaLauncher bool
+	tree        *runTree
 }
 
 // newJobControl starts catching SIGTSTP and SIGCONT (jobSignals), on a
@@ -41,13 +44,18 @@ func newJobControl() *jobControl {
 	return j
 }
 
-// started records the command's leader.
-func (j *jobControl) started(pid int, viaLauncher bool) {
+// started records the command's leader; cgroup tells that the run has a
+// cgroup of its own.
+func (j *jobControl) started(pid int, viaLauncher, cgroup bool) {
 	if j == nil {
 		return
 	}
+	var tree *runTree
+	if !viaLauncher {
+		tree = newRunTree(pid, cgroup)
+	}
 	j.mu.Lock()
-	j.pid, j.viaLauncher = pid, viaLauncher
+	j.pid, j.viaLauncher, j.tree = pid, viaLauncher, tree
 	j.mu.Unlock()
 }
 
@@ -55,18 +63,19 @@ func (j *jobControl) started(pid int, viaLauncher bool) {
 // whether there was a command to pass it to.
 func (j *jobControl) signalTree(sig syscall.Signal) bool {
 	j.mu.Lock()
-	pid, via := j.pid, j.viaLauncher
+	pid, via, tree := j.pid, j.viaLauncher, j.tree
 	j.mu.Unlock()
 	switch {
 	case pid <= 0:
 		return false
 	case via:
 		syscall.Kill(pid, sig)
+		return true
 	case sig == syscall.SIGTSTP:
-		syscall.Kill(-pid, syscall.SIGSTOP)
-	default:
-		syscall.Kill(-pid, sig)
+		sig = syscall.SIGSTOP
 	}
+	syscall.Kill(-pid, sig)
+	tree.signal(sig)
 	return true
 }
 

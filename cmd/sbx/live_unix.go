@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"sync"
 	"time"
@@ -24,7 +23,7 @@ import (
 // flags), or, where it may not open the terminal (another user's), on a
 // goroutine of its own (tty), which only that goroutine waits for.
 func blockingFD(w io.Writer) (fd, piece int, own, tty bool) {
-	f, ok := w.(*os.File)
+	f, ok := file(w)
 	if !ok {
 		return -1, 0, false, false
 	}

@@ -25,7 +25,7 @@ func main() {
 		os.Exit(refuseEarly(os.Args[1:], err))
 	}
 	exitsAfterRun = true
-	code := run(os.Args[1:], os.Stdout, os.Stderr)
+	code := run(os.Args[1:], stdStream{os.Stdout}, stdStream{os.Stderr})
 	starttrace.Mark("exit")
 	starttrace.Flush()
 	os.Exit(code)
@@ -39,10 +39,10 @@ func refuseEarly(args []string, err error) int {
 			break
 		}
 		if a == "--json" || a == "-json" {
-			writeJSONError(os.Stdout, err)
+			writeJSONError(stdStream{os.Stdout}, err)
 			break
 		}
 	}
-	os.Stderr.WriteString("sbx: " + err.Error() + "\n")
+	stdStream{os.Stderr}.Write([]byte("sbx: " + err.Error() + "\n"))
 	return exitFailure
 }

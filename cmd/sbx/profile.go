@@ -1,7 +1,10 @@
 package main
 
 import (
+	"fmt"
+	"io/fs"
 	"math"
+	"os"
 	"time"
 
 	"github.com/sbx-dev/sbx/builtin"
@@ -46,6 +49,9 @@ func loadProfile(name, artifact string) (*profile, error) {
 	)
 	if artifact != "" {
 		a, ip, err = ir.ReadArtifact(artifact)
+		if err != nil {
+			err = artifactOpenError(artifact, err)
+		}
 	} else {
 		if name == "" {
 			name = defaultProfile
@@ -84,6 +90,16 @@ func loadProfile(name, artifact string) (*profile, error) {
 		}
 	}
 	return p, nil
+}
+
+// artifactOpenError names what is wrong with an artifact path that could
+// not be opened because of what it is: a Unix socket cannot be opened
+// (ENXIO), which would read as "no such device or address".
+func artifactOpenError(path string, err error) error {
+	if fi, serr := os.Stat(path); serr == nil && fi.Mode()&fs.ModeSocket != 0 {
+		return fmt.Errorf("reading artifact %s: not a regular file (a socket): an artifact is a file sbc wrote", path)
+	}
+	return err
 }
 
 // inheritEnv is the environment policy of danger-full-access: everything

@@ -148,6 +148,17 @@ func parseRunFlags(args []string) (*runOptions, error) {
 		return o, usagef("--emit must be landlockconfig, not %q", o.emit)
 	case o.abiCap < 0:
 		return o, usagef("--landlock-abi-cap must not be negative")
+	// The enumerated flags are checked here, with the others, so that a
+	// bad value is a usage error whatever else the command line says: not
+	// accepted by --dry-run (which never builds the request), and not
+	// reported only after the profile was loaded (an unknown profile's
+	// error instead, or the warning that no sandbox applies).
+	case !validRetain(o.retain):
+		return o, usagef("--retain must be head or head-tail, not %q", o.retain)
+	case !validCapture(o.capture):
+		return o, usagef("--capture must be shell or full-buffer, not %q", o.capture)
+	case !validContainment(o.containment):
+		return o, usagef("--containment must be auto, pid-namespace, cgroup or process-group, not %q", o.containment)
 	// full-buffer keeps everything for as long as it takes: a cap, a
 	// retention or an expiration given with it would be dropped.
 	case fullBuffer && (set["output-cap"] || set["timeout"] || set["retain"]):
@@ -161,6 +172,22 @@ func parseRunFlags(args []string) (*runOptions, error) {
 	}
 	o.cwd = physicalDotDot(o.cwd)
 	return o, nil
+}
+
+func validRetain(s string) bool {
+	return s == "head" || s == "head-tail" || s == "head_tail"
+}
+
+func validCapture(s string) bool {
+	return s == "shell" || s == "full-buffer" || s == "full_buffer"
+}
+
+func validContainment(s string) bool {
+	switch executor.Containment(s) {
+	case "auto", executor.ContainmentPIDNamespace, executor.ContainmentCgroup, executor.ContainmentProcessGroup:
+		return true
+	}
+	return false
 }
 
 // outputModes reports whether args ask for --json and --events, reading
@@ -285,11 +312,15 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 }
 
 // checkedWriter records the first error of its writer; later writes are
-// dropped (a stream that failed once is not written again).
+// dropped (a stream that failed once is not written again). onFail, when
+// set, is called once, at that first error: during the run it ends the
+// command, whose output can no longer be written and whose result sbx
+// will not report as its own (it exits 125).
 type checkedWriter struct {
-	mu  sync.Mutex
-	w   io.Writer
-	err error
+	mu     sync.Mutex
+	w      io.Writer
+	err    error
+	onFail func()
 }
 
 func (c *checkedWriter) Write(p []byte) (int, error) {
@@ -302,7 +333,7 @@ func (c *checkedWriter) Write(p []byte) (int, error) {
 	if err == nil && n < len(p) {
 		err = io.ErrShortWrite
 	}
-	c.err = err
+	c.setErr(err)
 	return n, err
 }
 
@@ -311,8 +342,23 @@ func (c *checkedWriter) fail(err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.err == nil {
-		c.err = err
+		c.setErr(err)
 	}
+}
+
+// setErr records err (c.mu held, no error recorded before).
+func (c *checkedWriter) setErr(err error) {
+	c.err = err
+	if err != nil && c.onFail != nil {
+		c.onFail()
+	}
+}
+
+// setOnFail sets the callback of the first error.
+func (c *checkedWriter) setOnFail(f func()) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.onFail = f
 }
 
 func (c *checkedWriter) failed() error {
@@ -422,11 +468,28 @@ func runCommandTo(args []string, stdout, stderr *checkedWriter) int {
 		return fail(err)
 	}
 
+	// A stream that already failed (the warning above, on a full disk)
+	// makes the run's outcome 125 whatever the command does: it is not
+	// started.
+	if stdout.failed() != nil || stderr.failed() != nil {
+		return exitFailure
+	}
+
 	// SIGINT, SIGTERM, SIGHUP and SIGQUIT cancel the command: SIGTERM to
 	// its process group (under a Landlock sandbox to the init, which
 	// passes it on), a short grace, then SIGKILL to whatever remains.
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	// So does a failed write of sbx's output (a reader that went away, a
+	// full disk): the run's outcome is then 125 whatever the command does,
+	// and it does not run on unseen until its timeout.
+	var outputFailed atomic.Bool
+	onFail := func() {
+		outputFailed.Store(true)
+		cancel()
+	}
+	stdout.setOnFail(onFail)
+	stderr.setOnFail(onFail)
 	if exitsAfterRun {
 		if sp, _ = fastSignals(cancelSignals()); sp == nil {
 			notifyCancelSignals(sigs)
@@ -485,7 +548,7 @@ func runCommandTo(args []string, stdout, stderr *checkedWriter) int {
 	req.OnStart = func(si executor.StartInfo) {
 		<-sigReady
 		f, ok := sandbox.(executor.SignalForwarder)
-		jc.started(si.Pid, ok && f.ForwardsSignals())
+		jc.started(si.Pid, ok && f.ForwardsSignals(), si.Containment == executor.ContainmentCgroup)
 		outLive.start(req)
 		errLive.start(req)
 		if onStart != nil {
@@ -547,7 +610,7 @@ func runCommandTo(args []string, stdout, stderr *checkedWriter) int {
 		if outLive.wasCut || errLive.wasCut {
 			fmt.Fprintln(stderr, outputCutNotice)
 		}
-		if line := statusLine(res, received); line != "" {
+		if line := statusLine(res, received, outputFailed.Load()); line != "" {
 			fmt.Fprintln(errLive, line)
 		}
 	}
@@ -607,7 +670,7 @@ func watchSignals(sigs <-chan os.Signal, got *atomic.Int32, finished *atomic.Boo
 }
 
 // statusLine is the one line sbx prints on stderr in terminal mode, or "".
-func statusLine(res *executor.Result, received syscall.Signal) string {
+func statusLine(res *executor.Result, received syscall.Signal, outputFailed bool) string {
 	switch {
 	case res.SandboxError != "":
 		return "sbx: " + res.SandboxError
@@ -617,8 +680,11 @@ func statusLine(res *executor.Result, received syscall.Signal) string {
 		return fmt.Sprintf("sbx: timed out after %v; the command and everything it started were killed", res.Timeout)
 	case res.Cancelled:
 		by := "cancelled"
-		if received != 0 {
+		switch {
+		case received != 0:
 			by = "interrupted by " + signalName(received)
+		case outputFailed:
+			by = "sbx's output could not be written"
 		}
 		return fmt.Sprintf("sbx: %s; the command was terminated (exit status %d)", by, res.ExitCode)
 	}

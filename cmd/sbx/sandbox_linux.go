@@ -20,6 +20,17 @@ import (
 // 125) when the kernel's Landlock ABI is below what the profile needs,
 // unless --allow-degraded.
 func platformSandbox(p *profile, o *runOptions) (executor.Sandbox, error) {
+	// The launcher builds the sandbox in the namespaces of PID-namespace
+	// containment: a forced cgroup or process-group containment cannot
+	// hold it. Said here, naming the flag (the launcher, asked to start
+	// without them, could only say that creating namespaces failed).
+	if c := executor.Containment(o.containment); c == executor.ContainmentCgroup || c == executor.ContainmentProcessGroup {
+		err := fmt.Errorf("profile %s: --containment %s cannot hold the Landlock sandbox, which runs the command in a PID namespace of its own: use --containment pid-namespace or auto (only an unsandboxed profile such as danger-full-access runs under %s containment)", p.name, c, c)
+		if ok, why := namespacesUsable(); !ok {
+			err = fmt.Errorf("%w; and the namespaces it needs cannot be created here: %s", err, why)
+		}
+		return nil, err
+	}
 	b, err := landlock.DefaultBindings(o.cwd, os.Getenv)
 	if err != nil {
 		return nil, err

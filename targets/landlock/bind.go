@@ -72,6 +72,9 @@ func DefaultBindings(cwd string, getenv func(string) string) (ir.Bindings, error
 		// a system directory) writable without the caller asking for it.
 		return nil, fmt.Errorf("binding {tmpdir}: TMPDIR=%s would make %s writable; refusing (unset TMPDIR or point it at a scratch directory)", getenv("TMPDIR"), sys)
 	}
+	if d := runDir(tmp); d != "" {
+		return nil, fmt.Errorf("binding {tmpdir}: TMPDIR=%s lies in %s, where the host keeps programs, libraries or configuration it runs; refusing (unset TMPDIR or point it at a scratch directory)", getenv("TMPDIR"), d)
+	}
 	b[ir.AnchorTmpdir] = []string{tmp}
 	b[ir.AnchorSlashTmp] = []string{canon("/tmp")}
 	var pd []string
@@ -115,6 +118,29 @@ func hostDir(p string) string {
 	}
 	for _, d := range hostDirs {
 		if p == d || strings.HasPrefix(d, p+"/") {
+			return d
+		}
+	}
+	return ""
+}
+
+// runDirs are where the host keeps what it runs or reads as configuration
+// later, outside any sandbox: programs, libraries, configuration and
+// crontabs. A writable working directory or TMPDIR must not lie in one
+// (runDir): --cwd /usr/local/bin run by root would let the command replace
+// the tools root runs next. Directories elsewhere below system ones
+// (/usr/local/src, /usr/src/app, /usr/share/nginx/html) stay usable.
+var runDirs = []string{
+	"/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
+	"/usr/bin", "/usr/sbin", "/usr/lib", "/usr/lib32", "/usr/lib64", "/usr/libx32", "/usr/libexec",
+	"/usr/local/bin", "/usr/local/sbin", "/usr/local/lib", "/usr/local/lib64", "/usr/local/libexec", "/usr/local/etc",
+	"/var/spool/cron",
+}
+
+// runDir returns the entry of runDirs that p is or lies in, or "".
+func runDir(p string) string {
+	for _, d := range runDirs {
+		if ir.PathWithin(p, d) {
 			return d
 		}
 	}
@@ -196,6 +222,9 @@ func CheckWritableRoots(s *Spec, plan *Plan, b ir.Bindings) error {
 	if writable[cwd] {
 		if sys := hostDir(cwd); sys != "" && (cwd == "/" || sys == cwd || strings.HasPrefix(sys, cwd+"/")) {
 			return fmt.Errorf("binding {cwd}: the working directory %s would make %s writable; refusing (pass --cwd with a project directory)", cwd, sys)
+		}
+		if d := runDir(cwd); d != "" {
+			return fmt.Errorf("binding {cwd}: the working directory %s lies in %s, where the host keeps programs, libraries or configuration it runs outside the sandbox; refusing (pass --cwd with a project directory, or name the path in a profile's write rule)", cwd, d)
 		}
 		if k, what := kernelDir(cwd); k != "" {
 			return fmt.Errorf("binding {cwd}: the working directory %s lies in %s: making it writable would change the host's %s; refusing (pass --cwd with a project directory)", cwd, k, what)
@@ -1012,6 +1041,18 @@ func expandGlobs(bd *ir.Bound, v View, budget int, t *ruleTable) ([]note, []inpu
 						seen[r] = true
 						out = append(out, input{path: r, access: ir.Deny, forced: true, ref: ref})
 					}
+					continue
+				}
+				if g.Anywhere && v.Lstat(r) == KindSymlink {
+					// A rule on a link: what it points to has a rule of
+					// its own where the rule reaches it (resolveRules),
+					// and so a walk. Walking the link too lists the
+					// same tree twice under another spelling (/lib and
+					// /usr/lib on a merged-/usr system, both from
+					// platform_defaults), spending the budget twice: a
+					// pattern that matches anywhere, with max_depth 8,
+					// in a profile that reads platform_defaults, used
+					// most of it before anything else (red team 20).
 					continue
 				}
 			}

@@ -9,10 +9,11 @@ import (
 )
 
 // TestCheckWritableCwd: CheckWritableRoots on the working directory: a
-// writable one that is /, is or
-// contains a system directory, or is or contains the home directory is
-// refused with a message saying which; anything else, and a cwd the spec
-// does not make writable, is fine.
+// writable one that is /, is or contains a system directory, lies in a
+// directory of programs, libraries or configuration the host runs (red
+// team 20: /usr/local/bin, /etc/cron.d), or is or contains the home
+// directory is refused with a message saying which; anything else, and a
+// cwd the spec does not make writable, is fine.
 func TestCheckWritableCwd(t *testing.T) {
 	writable := func(p string) *landlock.Spec {
 		return &landlock.Spec{Mounts: []landlock.MountOp{{Kind: landlock.MountReadWrite, Path: p, Dir: true}}}
@@ -25,6 +26,16 @@ func TestCheckWritableCwd(t *testing.T) {
 		{"/", "/home/u", nil, "would make / writable"},
 		{"/etc", "/home/u", nil, "would make /etc writable"},
 		{"/usr/local/src", "/home/u", nil, ""},
+		{"/usr/src/app", "/root", nil, ""},
+		{"/usr/share/nginx/html", "/root", nil, ""},
+		{"/usr/local/bin", "/root", nil, "lies in /usr/local/bin, where the host keeps programs"},
+		{"/usr/lib/python3/dist-packages", "/root", nil, "lies in /usr/lib,"},
+		{"/etc/cron.d", "/root", nil, "lies in /etc,"},
+		{"/etc/systemd/system", "/home/u", nil, "lies in /etc,"},
+		{"/var/spool/cron/crontabs", "/root", nil, "lies in /var/spool/cron,"},
+		{"/var/lib/jenkins/workspace/job", "/var/lib/jenkins", nil, ""},
+		{"/usr/local/binx", "/root", nil, ""},          // a sibling sharing a prefix
+		{"/etc/cron.d", "/root", &landlock.Spec{}, ""}, // not writable
 		{"/var", "/root", nil, "would make /var writable"},
 		{"/home", "/root", nil, "would make /home writable"}, // every user's home
 		{"/var/tmp/ws", "/root", nil, ""},
@@ -59,6 +70,34 @@ func TestCheckWritableCwd(t *testing.T) {
 			t.Errorf("cwd %s, home %q: %v", c.cwd, c.home, err)
 		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
 			t.Errorf("cwd %s, home %q: got %v, want an error with %q", c.cwd, c.home, err, c.want)
+		}
+	}
+}
+
+// TestDefaultBindingsTmpdirRunDir: a TMPDIR in a directory the host runs
+// from or reads configuration from (red team 20) is refused, like one in
+// a system directory; a scratch directory below /var is fine.
+func TestDefaultBindingsTmpdirRunDir(t *testing.T) {
+	for _, c := range []struct{ tmpdir, want string }{
+		{"/var/spool/cron/crontabs", "lies in /var/spool/cron"},
+		{"/usr/local/etc/x", "would make /usr writable"},
+		{"/var/tmp/scratch", ""},
+	} {
+		getenv := func(k string) string {
+			switch k {
+			case "TMPDIR":
+				return c.tmpdir
+			case "HOME":
+				return "/home/u"
+			}
+			return ""
+		}
+		_, err := landlock.DefaultBindings("/srv/ws", getenv)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("TMPDIR=%s: %v", c.tmpdir, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("TMPDIR=%s: got %v, want an error with %q", c.tmpdir, err, c.want)
 		}
 	}
 }

@@ -125,6 +125,23 @@ func resolveRules(bd *ir.Bound, v View, shared []string) (links, onTheWay []stri
 	// Judged on the rules as bound, before any is moved to a target.
 	orig := &ir.Bound{Rules: slices.Clone(bd.Rules), DenyGlobs: bd.DenyGlobs}
 	plantable := plantableIn(orig, shared)
+	// Whether the profile makes a link's target writable is judged with
+	// the denies at what they name too: a deny on a link, or through one,
+	// masks its target (below), so a target below it is not writable,
+	// whatever the write rules spelled without links say. (Judged on orig
+	// alone, a read rule through a planted link reopened a directory a
+	// deny on a link masked: red team 20.)
+	judge := &ir.Bound{Rules: slices.Clone(bd.Rules), DenyGlobs: bd.DenyGlobs}
+	for _, r := range bd.Rules {
+		if r.Origin != ir.OriginRule || r.Access != ir.Deny {
+			continue
+		}
+		if p := res.Resolve(r.Path); p != r.Path && p != "" {
+			t := r
+			t.Path = p
+			judge.Rules = append(judge.Rules, t)
+		}
+	}
 	changed := false
 	var gone []int // rules through a plantable link, left out
 	// A write rule through a link the command could have planted would
@@ -133,6 +150,11 @@ func resolveRules(bd *ir.Bound, v View, shared []string) (links, onTheWay []stri
 	// left out unless the target is writable anyway, with the protected
 	// names below it. The link stays an entry of the writable directory.
 	droppedRoots := map[string]bool{}
+	// One the target of which is writable anyway is its target's (with
+	// its protected names): kept on the link, it would open its grant
+	// through the link and its protected names, below the link, would
+	// be neither guarded nor read-only (red team 20).
+	movedRoots := map[string]string{}
 	for i, r := range bd.Rules {
 		if r.Origin != ir.OriginRule || r.Access != ir.Write {
 			continue
@@ -143,17 +165,25 @@ func resolveRules(bd *ir.Bound, v View, shared []string) (links, onTheWay []stri
 		}
 		planted := false
 		resolvePath(v, res.Readlink, r.Path, func(l string) { planted = planted || plantable(l) })
-		if a, _, _ := orig.Access(p); planted && a != ir.Write {
+		if a, _, _ := judge.Access(p); planted && a != ir.Write {
 			changed = true
 			gone = append(gone, i)
 			droppedRoots[r.Path] = true
 			bd.Dropped = append(bd.Dropped, ir.Dropped{Rule: r.Access.String() + " " + r.Symbolic.String(), Source: r.Source,
 				Reason: fmt.Sprintf("%s leads through a symbolic link in a directory a command could have written (it could have put the link there) to %s, which this profile does not make writable: not granted there", r.Path, p)})
+		} else if planted {
+			changed = true
+			movedRoots[r.Path] = p
+			bd.Rules[i].Path = p
 		}
 	}
 	for i, n := 0, len(bd.Rules); i < n; i++ {
 		// (By index: appending to bd.Rules below may move it.)
 		r := bd.Rules[i]
+		if np, ok := movedRoots[path.Dir(r.Path)]; ok && r.Origin == ir.OriginProtect {
+			bd.Rules[i].Path = ir.JoinAbs(np, path.Base(r.Path))
+			r = bd.Rules[i]
+		}
 		final := v.Lstat(r.Path) == KindSymlink
 		if r.Access == ir.Write || droppedRoots[path.Dir(r.Path)] && r.Origin == ir.OriginProtect {
 			if r.Access != ir.Write {
@@ -181,7 +211,7 @@ func resolveRules(bd *ir.Bound, v View, shared []string) (links, onTheWay []stri
 		planted := false // a link followed, nested ones included, is plantable
 		resolvePath(v, res.Readlink, r.Path, func(l string) { planted = planted || plantable(l) })
 		if r.Access == ir.Read && p != r.Path && planted {
-			if a, _, _ := orig.Access(p); a != ir.Write {
+			if a, _, _ := judge.Access(p); a != ir.Write {
 				carry = false
 				if a == ir.Deny {
 					bd.Dropped = append(bd.Dropped, ir.Dropped{Rule: r.Access.String() + " " + r.Symbolic.String(), Source: r.Source,

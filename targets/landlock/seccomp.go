@@ -132,6 +132,7 @@ var fixedDenials = []string{
 	"setuid/setgid mode bits: chmod, fchmod, fchmodat, fchmodat2, and open/openat/creat (O_CREAT or O_TMPFILE) or mknod creating a file with them: EPERM; openat2: ENOSYS (its mode is behind a pointer; libc falls back to openat)",
 	"ioctl TIOCSTI and TIOCLINUX (terminal input injection), TIOCCONS (console redirection), TIOCSETD (line disciplines, which can autoload kernel modules): EPERM",
 	"ioctl of btrfs (type 0x94: subvolume and snapshot creation and removal bypass Landlock and the view's masks) and bcachefs (type 0xbc), except FICLONE, FICLONERANGE and FIDEDUPERANGE: EPERM",
+	"ioctl FS_IOC_ADD_ENCRYPTION_KEY, FS_IOC_REMOVE_ENCRYPTION_KEY and FS_IOC_REMOVE_ENCRYPTION_KEY_ALL_USERS (fscrypt's per-file-system keyring: removing the user's claim locks the host's encrypted directories; added keys outlive the run, charged to the user's key quota): EPERM",
 	"fcntl F_SETLEASE (a lease stalls other processes' opens of the file): EPERM",
 	"fanotify_init (its marks are not checked by Landlock): EPERM",
 	"renameat2 with RENAME_WHITEOUT (creates a 0:0 character device): EPERM",

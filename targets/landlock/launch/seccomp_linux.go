@@ -397,6 +397,15 @@ func buildFilter(s landlock.SeccompSpec) ([]unix.SockFilter, error) {
 	// discipline module (dev.tty.ldisc_autoload): kernel attack surface.
 	a.jump(bpfJEQ, unix.TIOCSETD, lEperm, next)
 	a.jump(bpfJEQ, unix.TIOCLINUX, lEperm, next)
+	// fscrypt's keyring, one per file system (ext4, f2fs, ubifs, ceph),
+	// reached from any file or directory on it, readable ones included:
+	// removing the user's claim on a key the host added locks the host's
+	// encrypted directories, and keys added outlive the run, charged to
+	// the user's kernel key quota (the keyring that keyctl and add_key
+	// are denied for).
+	a.jump(bpfJEQ, unix.FS_IOC_ADD_ENCRYPTION_KEY, lEperm, next)
+	a.jump(bpfJEQ, unix.FS_IOC_REMOVE_ENCRYPTION_KEY, lEperm, next)
+	a.jump(bpfJEQ, unix.FS_IOC_REMOVE_ENCRYPTION_KEY_ALL_USERS, lEperm, next)
 	// btrfs's ioctls (type 0x94) create and destroy directory entries
 	// (subvolumes, snapshots) without the VFS calls Landlock and the
 	// supervisor check, and a snapshot copies a whole tree past the view's

@@ -1,0 +1,141 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"strconv"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// runTree names the processes of a run without a launcher, for job
+// control: the descendants of sbx (the command's leader and, under
+// process-group containment, where sbx is a child subreaper, the orphans
+// reparented to it; under PID-namespace containment every process of the
+// namespace descends from the leader, its init) and, under cgroup
+// containment, the processes of the leader's cgroup (orphans there go to
+// the system's init). A signal to the command's process group misses
+// those that left it (setsid, a double fork).
+type runTree struct {
+	// cgroup is the leader's /proc/PID/cgroup when the run has a cgroup of
+	// its own, else nil.
+	cgroup []byte
+}
+
+func newRunTree(leader int, cgroup bool) *runTree {
+	t := &runTree{}
+	if cgroup {
+		if b, err := os.ReadFile("/proc/" + strconv.Itoa(leader) + "/cgroup"); err == nil && len(b) > 0 {
+			t.cgroup = b
+		}
+	}
+	return t
+}
+
+// procEntry is what a pass reads of a process.
+type procEntry struct {
+	ppid  int
+	start string // start time (clock ticks since boot): the process's identity with its pid
+}
+
+// signal sends sig to every process of the run, pass after pass until a
+// pass finds no process it has not signalled (one that forked meanwhile
+// has new children; a stopped one forks no more), at most a bounded
+// number of passes. A process is signalled through a pidfd opened after
+// the pass read it, and only if it is still the process read (same start
+// time), so that a pid reused meanwhile is not signalled.
+func (t *runTree) signal(sig syscall.Signal) {
+	if t == nil {
+		return
+	}
+	self := os.Getpid()
+	done := map[int]string{}
+	for pass := 0; pass < 64; pass++ {
+		procs := readProcs()
+		found := false
+		for pid, e := range procs {
+			if pid == self || done[pid] == e.start || !t.mine(pid, e, procs, self) {
+				continue
+			}
+			found = true
+			done[pid] = e.start
+			fd, err := unix.PidfdOpen(pid, 0)
+			if err != nil {
+				continue
+			}
+			if st, ok := readProc(pid); ok && st.start == e.start {
+				unix.PidfdSendSignal(fd, sig, nil, 0)
+			}
+			unix.Close(fd)
+		}
+		if !found {
+			return
+		}
+	}
+}
+
+// mine reports whether the process belongs to the run: a descendant of
+// sbx, or in the run's cgroup.
+func (t *runTree) mine(pid int, e procEntry, procs map[int]procEntry, self int) bool {
+	for p, n := e.ppid, 0; p > 1 && n < len(procs); n++ {
+		if p == self {
+			return true
+		}
+		up, ok := procs[p]
+		if !ok {
+			break
+		}
+		p = up.ppid
+	}
+	if t.cgroup != nil {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cgroup")
+		return err == nil && bytes.Equal(b, t.cgroup)
+	}
+	return false
+}
+
+// readProcs reads every live process's parent and start time.
+func readProcs() map[int]procEntry {
+	procs := map[int]procEntry{}
+	d, err := os.Open("/proc")
+	if err != nil {
+		return procs
+	}
+	names, _ := d.Readdirnames(-1)
+	d.Close()
+	for _, name := range names {
+		pid, err := strconv.Atoi(name)
+		if err != nil {
+			continue
+		}
+		if e, ok := readProc(pid); ok {
+			procs[pid] = e
+		}
+	}
+	return procs
+}
+
+// readProc reads a live process's parent and start time from
+// /proc/PID/stat; ok is false for a process that is gone or a zombie.
+func readProc(pid int) (e procEntry, ok bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return e, false
+	}
+	// "pid (comm) state ppid ...": comm may hold anything, up to the last
+	// ')'. After it, field 3 (state) is at index 0, starttime (22) at 19.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return e, false
+	}
+	f := bytes.Fields(b[i+1:])
+	if len(f) < 20 || f[0][0] == 'Z' || f[0][0] == 'X' {
+		return e, false
+	}
+	ppid, err := strconv.Atoi(string(f[1]))
+	if err != nil {
+		return e, false
+	}
+	return procEntry{ppid: ppid, start: string(f[19])}, true
+}
