@@ -247,6 +247,25 @@ func resolveRules(bd *ir.Bound, v View, shared []string) (links, onTheWay []stri
 			links = append(links, lp)
 		}
 	}
+	// A deny on a link (or through one) now stands at what it names: where
+	// that is a writable root's own path, the deny overrides the write
+	// (equal specificity) and the root is no writable root, so its
+	// protected names, read rules more specific than the deny, would
+	// reopen them inside the denied tree (`deny = [path(home, "l")]`, `l
+	// -> {cwd}`, and `{cwd}/.git` readable: red team 20). ir.Profile.Bind
+	// leaves them out for a deny spelled at the root's own path.
+	denied := map[string]bool{}
+	for _, r := range bd.Rules {
+		if r.Access == ir.Deny {
+			denied[r.Path] = true
+		}
+	}
+	for i, r := range bd.Rules {
+		if r.Origin == ir.OriginProtect && denied[path.Dir(r.Path)] && !slices.Contains(gone, i) {
+			changed = true
+			gone = append(gone, i)
+		}
+	}
 	if len(gone) > 0 {
 		kept := make([]ir.BoundRule, 0, len(bd.Rules)-len(gone))
 		for i, r := range bd.Rules {

@@ -1173,3 +1173,48 @@ echo END`, nil, "TMPDIR="+base+"/tmp")
 		})
 	}
 }
+
+// TestRedTeam20ReproDenyLinkToWritableRoot: README: a deny on a link
+// masks what it points to, and "a write rule that a deny rule on the same
+// path overrides makes no writable root, so nothing is protected
+// (read-only) inside the denied tree". With write = [cwd] and deny =
+// [path(home, "l4")], l4 -> the workspace, the deny stands at {cwd}
+// itself, but the protected names below {cwd} stayed read rules, more
+// specific than the deny: {cwd}/.git was readable and listable inside the
+// denied workspace. Found by the random battery (seed 7, p023); fixed in
+// resolveRules (targets/landlock/resolve.go: protected names below a
+// root denied at its own path through a link are left out, as
+// ir.Profile.Bind does for a deny spelled there).
+func TestRedTeam20ReproDenyLinkToWritableRoot(t *testing.T) {
+	const src = `
+profile "rt20-dl" {
+  filesystem {
+    read    = [platform_defaults]
+    write   = [cwd]
+    deny    = [path(home, "l4")]
+    protect = [".git"]
+  }
+}
+`
+	art, _ := rt17pCompile(t, src, "rt20-dl")
+	for _, u := range users {
+		t.Run(u.name, func(t *testing.T) {
+			base := rt17pTree(t, u, map[string]string{"ws/.git/config": "RT20-GIT", "ws/f.txt": "RT20-F", "out/o.txt": "RT20-O"}, []string{"home"},
+				map[string]string{"home/l4": "../ws"})
+			ws := base + "/ws"
+			r := rt17pRun(t, u, art, base+"/home", ws, `cat `+ws+`/f.txt 2>/dev/null
+cat `+ws+`/.git/config 2>/dev/null
+ls `+ws+`/.git 2>/dev/null | sed 's/^/LISTED-/'
+echo END`, nil)
+			if r.SbxError != "" || !strings.Contains(r.Stdout, "END") {
+				t.Fatalf("run failed: %+v", r)
+			}
+			if strings.Contains(r.Stdout, "RT20-F") {
+				t.Fatalf("control: the workspace, denied through the link home/l4, is readable: %q", r.Stdout)
+			}
+			if strings.Contains(r.Stdout, "RT20-GIT") || strings.Contains(r.Stdout, "LISTED-") {
+				t.Errorf("ESCAPE: {cwd}/.git is readable inside the workspace a deny on a link to it denies: %q", r.Stdout)
+			}
+		})
+	}
+}
