@@ -1373,9 +1373,18 @@ func (g *rt18Gen) noCreateTol() {
 			n = path.Dir(n)
 		}
 		noCreate[n] = true
+		// Every writable grant above n loses them, and so does every
+		// directory between the grant and n, which has no grant of its
+		// own (red team 20: /ws/a between /ws and a missing
+		// /ws/a/b/n1 denied).
 		for _, w := range m.writeRoots {
 			if n == w || strings.HasPrefix(n, w+"/") {
-				noCreate[w] = true
+				for d := n; ; d = path.Dir(d) {
+					noCreate[d] = true
+					if d == w || d == "/" {
+						break
+					}
+				}
 			}
 		}
 	}
