@@ -76,8 +76,12 @@ type runOptions struct {
 	json, events      bool
 	allowDegraded     bool
 	containment       string
-	argv              []string
-	dryRun            bool
+	// The enumerated flags, parsed (parseRunFlags).
+	retention   executor.Retention
+	capturePol  executor.CapturePolicy
+	containMech executor.Containment
+	argv        []string
+	dryRun      bool
 	// emit selects another dry-run output: "landlockconfig" prints the
 	// bound Landlock layer in the landlockconfig JSON format.
 	emit string
@@ -121,7 +125,11 @@ func parseRunFlags(args []string) (*runOptions, error) {
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	o.timeoutSet = set["timeout"]
 	profileSet := set["profile"]
-	fullBuffer := o.capture == "full-buffer" || o.capture == "full_buffer"
+	retention, retainOK := parseRetain(o.retain)
+	capturePol, captureOK := parseCapture(o.capture)
+	containMech, containOK := parseContainment(o.containment)
+	o.retention, o.capturePol, o.containMech = retention, capturePol, containMech
+	fullBuffer := capturePol == executor.CaptureFullBuffer
 	o.argv = fs.Args()
 	// Usage errors come with the options parsed so far (the output mode
 	// in which to report them).
@@ -153,11 +161,11 @@ func parseRunFlags(args []string) (*runOptions, error) {
 	// accepted by --dry-run (which never builds the request), and not
 	// reported only after the profile was loaded (an unknown profile's
 	// error instead, or the warning that no sandbox applies).
-	case !validRetain(o.retain):
+	case !retainOK:
 		return o, usagef("--retain must be head or head-tail, not %q", o.retain)
-	case !validCapture(o.capture):
+	case !captureOK:
 		return o, usagef("--capture must be shell or full-buffer, not %q", o.capture)
-	case !validContainment(o.containment):
+	case !containOK:
 		return o, usagef("--containment must be auto, pid-namespace, cgroup or process-group, not %q", o.containment)
 	// full-buffer keeps everything for as long as it takes: a cap, a
 	// retention or an expiration given with it would be dropped.
@@ -174,20 +182,37 @@ func parseRunFlags(args []string) (*runOptions, error) {
 	return o, nil
 }
 
-func validRetain(s string) bool {
-	return s == "head" || s == "head-tail" || s == "head_tail"
-}
-
-func validCapture(s string) bool {
-	return s == "shell" || s == "full-buffer" || s == "full_buffer"
-}
-
-func validContainment(s string) bool {
-	switch executor.Containment(s) {
-	case "auto", executor.ContainmentPIDNamespace, executor.ContainmentCgroup, executor.ContainmentProcessGroup:
-		return true
+// parseRetain reads --retain (the JSON spelling head_tail too).
+func parseRetain(s string) (executor.Retention, bool) {
+	switch s {
+	case "head":
+		return executor.RetainHead, true
+	case "head-tail", "head_tail":
+		return executor.RetainHeadTail, true
 	}
-	return false
+	return 0, false
+}
+
+// parseCapture reads --capture (the JSON spelling full_buffer too).
+func parseCapture(s string) (executor.CapturePolicy, bool) {
+	switch s {
+	case "shell":
+		return executor.CaptureShell, true
+	case "full-buffer", "full_buffer":
+		return executor.CaptureFullBuffer, true
+	}
+	return 0, false
+}
+
+// parseContainment reads --containment ("auto": executor.ContainmentAuto).
+func parseContainment(s string) (executor.Containment, bool) {
+	switch c := executor.Containment(s); c {
+	case "auto":
+		return executor.ContainmentAuto, true
+	case executor.ContainmentPIDNamespace, executor.ContainmentCgroup, executor.ContainmentProcessGroup:
+		return c, true
+	}
+	return "", false
 }
 
 // outputModes reports whether args ask for --json and --events, reading
@@ -243,16 +268,20 @@ func physicalDotDot(dir string) string {
 }
 
 // request builds the executor request from the options and the profile.
-func (o *runOptions) request(p *profile, sandbox executor.Sandbox) (executor.Request, error) {
+func (o *runOptions) request(p *profile, sandbox executor.Sandbox) executor.Request {
 	req := executor.Request{
-		ExitsAfter:    exitsAfterRun,
-		Argv:          o.argv,
-		Dir:           o.cwd,
-		Env:           p.env(os.Environ()),
-		Timeout:       p.timeout,
-		OutputCap:     p.outputCap,
-		Sandbox:       sandbox,
-		AllowDegraded: o.allowDegraded,
+		ExitsAfter:  exitsAfterRun,
+		Argv:        o.argv,
+		Dir:         o.cwd,
+		Env:         p.env(os.Environ()),
+		Timeout:     p.timeout,
+		OutputCap:   p.outputCap,
+		Sandbox:     sandbox,
+		Retention:   o.retention,
+		Capture:     o.capturePol,
+		Containment: o.containMech,
+		// process-group containment, forced, implies accepting it.
+		AllowDegraded: o.allowDegraded || o.containMech == executor.ContainmentProcessGroup,
 	}
 	if o.timeoutSet {
 		req.Timeout = o.timeout
@@ -263,32 +292,7 @@ func (o *runOptions) request(p *profile, sandbox executor.Sandbox) (executor.Req
 	if o.outputCap.set {
 		req.OutputCap = int(o.outputCap.n)
 	}
-	switch o.retain {
-	case "head":
-		req.Retention = executor.RetainHead
-	case "head-tail", "head_tail":
-		req.Retention = executor.RetainHeadTail
-	default:
-		return req, usagef("--retain must be head or head-tail, not %q", o.retain)
-	}
-	switch o.capture {
-	case "shell":
-		req.Capture = executor.CaptureShell
-	case "full-buffer", "full_buffer":
-		req.Capture = executor.CaptureFullBuffer
-	default:
-		return req, usagef("--capture must be shell or full-buffer, not %q", o.capture)
-	}
-	switch c := executor.Containment(o.containment); c {
-	case "auto":
-		req.Containment = executor.ContainmentAuto
-	case executor.ContainmentPIDNamespace, executor.ContainmentCgroup, executor.ContainmentProcessGroup:
-		req.Containment = c
-		req.AllowDegraded = req.AllowDegraded || c == executor.ContainmentProcessGroup
-	default:
-		return req, usagef("--containment must be auto, pid-namespace, cgroup or process-group, not %q", o.containment)
-	}
-	return req, nil
+	return req
 }
 
 // exitsAfterRun is set by main: the process exits as soon as run returns,
@@ -462,11 +466,8 @@ func runCommandTo(args []string, stdout, stderr *checkedWriter) int {
 	if p.allowsNoSandbox && !o.json && ev == nil {
 		io.WriteString(stderr, "sbx: WARNING: profile "+p.name+" applies NO sandbox: the command runs with all of your rights\n")
 	}
-	req, err := o.request(p, sandbox)
+	req := o.request(p, sandbox)
 	starttrace.Mark("request")
-	if err != nil {
-		return fail(err)
-	}
 
 	// A stream that already failed (the warning above, on a full disk)
 	// makes the run's outcome 125 whatever the command does: it is not

@@ -24,7 +24,7 @@ func platformSandbox(p *profile, o *runOptions) (executor.Sandbox, error) {
 	// containment: a forced cgroup or process-group containment cannot
 	// hold it. Said here, naming the flag (the launcher, asked to start
 	// without them, could only say that creating namespaces failed).
-	if c := executor.Containment(o.containment); c == executor.ContainmentCgroup || c == executor.ContainmentProcessGroup {
+	if c := o.containMech; c == executor.ContainmentCgroup || c == executor.ContainmentProcessGroup {
 		err := fmt.Errorf("profile %s: --containment %s cannot hold the Landlock sandbox, which runs the command in a PID namespace of its own: use --containment pid-namespace or auto (only an unsandboxed profile such as danger-full-access runs under %s containment)", p.name, c, c)
 		if ok, why := namespacesUsable(); !ok {
 			err = fmt.Errorf("%w; and the namespaces it needs cannot be created here: %s", err, why)
@@ -108,7 +108,7 @@ func namespacesUsable() (bool, string) {
 // that will use PID-namespace containment, and returns what ends it if no
 // run took it. The init is tied to sbx's process, not to this thread.
 func prestart(p *profile, o *runOptions) (release func()) {
-	if p.allowsNoSandbox || o.dryRun || (o.containment != "auto" && o.containment != string(executor.ContainmentPIDNamespace)) {
+	if p.allowsNoSandbox || o.dryRun || (o.containMech != executor.ContainmentAuto && o.containMech != executor.ContainmentPIDNamespace) {
 		return func() {}
 	}
 	e, err := launch.Prestart(!hasCapSysAdmin(), p.plan, launchOptions(o))

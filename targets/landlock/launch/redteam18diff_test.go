@@ -1391,15 +1391,7 @@ func (g *rt18Gen) noCreateTol() {
 	if len(noCreate) == 0 {
 		return
 	}
-	links := map[string]string{}
-	for l, c := range g.isLink {
-		links[l] = c
-	}
-	for _, s := range g.symlinks {
-		if _, ok := links[s[0]]; !ok && strings.HasPrefix(s[1], "/") {
-			links[s[0]] = s[1]
-		}
-	}
+	links := g.linkTargets()
 	for _, o := range g.ops {
 		if o.want != rt18Allow {
 			continue
@@ -1421,6 +1413,21 @@ func (g *rt18Gen) noCreateTol() {
 			o.tolWhy = strings.TrimPrefix(o.tolWhy+"; "+rt18TolNoCreate, "; ")
 		}
 	}
+}
+
+// linkTargets maps every link of the tree to its canonical target: the
+// profile's links, and the planted ones with an absolute target.
+func (g *rt18Gen) linkTargets() map[string]string {
+	links := map[string]string{}
+	for l, c := range g.isLink {
+		links[l] = c
+	}
+	for _, s := range g.symlinks {
+		if _, ok := links[s[0]]; !ok && strings.HasPrefix(s[1], "/") {
+			links[s[0]] = s[1]
+		}
+	}
+	return links
 }
 
 func slicesContains(xs []string, x string) bool {
@@ -1536,15 +1543,7 @@ func (g *rt18Gen) globViaLinks() {
 	if len(via) == 0 {
 		return
 	}
-	links := map[string]string{}
-	for l, c := range g.isLink {
-		links[l] = c
-	}
-	for _, s := range g.symlinks {
-		if _, ok := links[s[0]]; !ok && strings.HasPrefix(s[1], "/") {
-			links[s[0]] = s[1]
-		}
-	}
+	links := g.linkTargets()
 	for _, o := range g.ops {
 		if o.want != rt18Allow {
 			continue
