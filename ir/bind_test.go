@@ -192,3 +192,51 @@ func TestEnvBuild(t *testing.T) {
 		}
 	}
 }
+
+func TestGlobSteps(t *testing.T) {
+	cases := []struct {
+		pat, name string
+		want      bool
+	}{
+		{"/**/*.pem", "/a.pem", true},
+		{"/**/*.pem", "/x/y/z/a.pem", true},
+		{"/**/*.pem", "/x/y/z/a.pem.bak", false},
+		{"/**/*.pem", "/", false},
+		{"/home/u/**", "/home/u", true},
+		{"/home/u/**/secret", "/home/u/secret", true},
+		{"/home/u/*/secret", "/home/u/secret", false},
+		{"/home/u/id_*", "/home/u/id_rsa", true},
+		{"/home/u/id_*", "/home/u/xid_rsa", false},
+		{"/a/?/c", "/a/b/c", true},
+		{"/a/[bc]/d", "/a/c/d", true},
+		{"/a/[bc]/d", "/a/e/d", false},
+		{"/a/\\*", "/a/*", true},
+		{"/a/\\*", "/a/b", false},
+		{"/a/b\\*", "/a/b*", true},
+		{"/a/b\\*", "/a/bc", false},
+		{"/**/**/x", "/x", true},
+		{"/", "/", true},
+		{"/**", "/", true},
+	}
+	for _, c := range cases {
+		g, ok := CompileGlob(c.pat)
+		if !ok {
+			t.Fatalf("CompileGlob(%q) failed", c.pat)
+		}
+		if got := g.Match(g.State(c.name)); got != c.want || got != MatchGlob(c.pat, c.name) {
+			t.Errorf("Glob(%q) on %q = %v, want %v", c.pat, c.name, got, c.want)
+		}
+	}
+	// A prefix no extension can match is an empty state, which lets a
+	// walk stop descending.
+	g, _ := CompileGlob("/ws/src/*.key")
+	if s := g.State("/ws/doc"); s != 0 {
+		t.Errorf("state of /ws/doc under /ws/src/*.key = %b, want empty", s)
+	}
+	if s := g.State("/ws/src"); s == 0 {
+		t.Errorf("state of /ws/src under /ws/src/*.key is empty")
+	}
+	if _, ok := CompileGlob("/" + strings.Repeat("a/", 64) + "b"); ok {
+		t.Errorf("CompileGlob accepted 65 names")
+	}
+}

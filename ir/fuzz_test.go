@@ -397,8 +397,31 @@ func FuzzMatchGlob(f *testing.F) {
 		if name == "/" {
 			subject = ""
 		}
-		if got, want := MatchGlob(pattern, name), re.MatchString(subject); got != want {
+		want := re.MatchString(subject)
+		if got := MatchGlob(pattern, name); got != want {
 			t.Fatalf("MatchGlob(%q, %q) = %v, reference (%s) %v", pattern, name, got, re, want)
+		}
+		// The compiled form, stepped name by name, answers the same for
+		// the path and each of its prefixes, and a prefix it declares dead
+		// has no matching extension.
+		g, ok := CompileGlob(pattern)
+		if !ok {
+			return
+		}
+		s, prefix, dead := g.Root(), "/", false
+		for _, n := range splitAbs(name) {
+			s = g.Step(s, n)
+			prefix = JoinAbs(prefix, n)
+			if got, want := g.Match(s), MatchGlob(pattern, prefix); got != want {
+				t.Fatalf("Glob(%q) at %q: Match = %v, MatchGlob %v", pattern, prefix, got, want)
+			}
+			dead = dead || s == 0
+		}
+		if got := g.Match(g.State(name)); got != want {
+			t.Fatalf("Glob(%q).State(%q) matches = %v, reference %v", pattern, name, got, want)
+		}
+		if dead && want {
+			t.Fatalf("Glob(%q): a prefix of %q was dead, yet it matches", pattern, name)
 		}
 	})
 }

@@ -52,6 +52,9 @@ Flags:
                        old (the result's sandbox field lists what is not
                        enforced)
   --containment MECH   force auto, pid-namespace, cgroup or process-group
+  --glob-scan-limit N  directory entries the start-up scan for a deny_glob's
+                       matches may visit per pattern (default 1000000); a
+                       scan that reaches it is refused unless --allow-degraded
 
 Examples:
   sbx run -- make test
@@ -88,6 +91,8 @@ type runOptions struct {
 	// abiCap caps the Landlock ABI (hidden, for tests of the refusal and
 	// degraded paths).
 	abiCap int
+	// globScanLimit bounds the deny_glob scan (0: the launcher's default).
+	globScanLimit int
 	// early is the sandbox's init, started before the profile is bound
 	// (prestart).
 	early *launch.Early
@@ -112,6 +117,7 @@ func parseRunFlags(args []string) (*runOptions, error) {
 	fs.BoolVar(&o.dryRun, "dry-run", false, "")
 	fs.StringVar(&o.emit, "emit", "", "")
 	fs.IntVar(&o.abiCap, "landlock-abi-cap", 0, "")
+	fs.IntVar(&o.globScanLimit, "glob-scan-limit", 0, "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, err
@@ -156,6 +162,8 @@ func parseRunFlags(args []string) (*runOptions, error) {
 		return o, usagef("--emit must be landlockconfig, not %q", o.emit)
 	case o.abiCap < 0:
 		return o, usagef("--landlock-abi-cap must not be negative")
+	case set["glob-scan-limit"] && o.globScanLimit <= 0:
+		return o, usagef("--glob-scan-limit must be a positive number of entries, not %d", o.globScanLimit)
 	// The enumerated flags are checked here, with the others, so that a
 	// bad value is a usage error whatever else the command line says: not
 	// accepted by --dry-run (which never builds the request), and not

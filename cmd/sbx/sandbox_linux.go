@@ -85,7 +85,7 @@ func artifactWritable(file string, bound []ir.BoundRule) error {
 // launchOptions are the launcher's options from the flags (and, for
 // tests, SBX_LANDLOCK_NO_SUPERVISOR), the same for Prestart and New.
 func launchOptions(o *runOptions) launch.Options {
-	return launch.Options{ABICap: o.abiCap, AllowDegraded: o.allowDegraded,
+	return launch.Options{ABICap: o.abiCap, AllowDegraded: o.allowDegraded, GlobScanLimit: o.globScanLimit,
 		NoSupervisor: os.Getenv("SBX_LANDLOCK_NO_SUPERVISOR") == "1"}
 }
 

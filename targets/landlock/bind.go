@@ -540,8 +540,8 @@ type BindOptions struct {
 	AllowDegraded bool
 	// View is the filesystem to bind against; nil means the real one.
 	View View
-	// GlobBudget bounds the directory entries visited to expand deny globs
-	// (0: 200000).
+	// GlobBudget bounds the directory entries visited to expand each deny
+	// glob (0: DefaultGlobBudget).
 	GlobBudget int
 	// Supervise enables the seccomp user-notification supervisor: for
 	// protected or denied names that do not exist directly below a writable
@@ -903,6 +903,18 @@ func firstOr(s []string, def string) string {
 	return def
 }
 
+// DefaultGlobBudget is how many directory entries the scan for one deny
+// glob's matches visits before it stops (and strict mode refuses). A
+// pattern that matches anywhere, in a profile that reads /, lists every
+// directory within max_depth of it: some 200,000 entries on a small Debian
+// system with a Go toolchain and module cache (the test VM), listed in
+// 0.35 s (BenchmarkExpandGlobs). The default leaves room for five times
+// that: it bounds the time a start can spend scanning (about 1.8 s at that
+// rate) rather than a size ordinary systems reach. Until session 16 it was
+// 200,000, which the test VM itself came to exceed as its caches grew, and
+// strict mode then refused the example profiles.
+const DefaultGlobBudget = 1000000
+
 // skipScan are trees never scanned for glob matches (virtual filesystems).
 var skipScan = map[string]bool{"/proc": true, "/sys": true, "/dev": true}
 
@@ -913,11 +925,12 @@ func expandGlobs(bd *ir.Bound, v View, budget int, t *ruleTable) ([]note, []inpu
 		return nil, nil
 	}
 	if budget <= 0 {
-		budget = 200000
+		budget = DefaultGlobBudget
 	}
 	var notes []note
 	var out []input
 	seen := map[string]bool{}
+	lister := newDirLister()
 	// Roots: readable or writable rule paths.
 	var roots []string
 	for _, r := range bd.Rules {
@@ -948,8 +961,25 @@ func expandGlobs(bd *ir.Bound, v View, budget int, t *ruleTable) ([]note, []inpu
 		// pattern's depth counts from (as find's -maxdepth counts: an
 		// entry of the anchor itself is at depth 1), and descends while
 		// the entries below are at most max_depth deep.
-		var walk func(dir string, depth int)
-		walk = func(dir string, depth int) {
+		// The pattern is matched a name at a time (ir.Glob), each entry
+		// stepping its directory's state; a pattern too long to compile
+		// is matched whole (ir.MatchGlob), its state never empty.
+		gm, compiled := ir.CompileGlob(g.Pattern)
+		step := func(s ir.GlobState, p, name string) (bool, ir.GlobState) {
+			if !compiled {
+				return ir.MatchGlob(g.Pattern, p), s
+			}
+			s = gm.Step(s, name)
+			return gm.Match(s), s
+		}
+		state := func(p string) ir.GlobState {
+			if !compiled {
+				return 1
+			}
+			return gm.State(p)
+		}
+		var walk func(dir string, depth int, s ir.GlobState)
+		walk = func(dir string, depth int, s ir.GlobState) {
 			if exhausted {
 				return
 			}
@@ -957,7 +987,7 @@ func expandGlobs(bd *ir.Bound, v View, budget int, t *ruleTable) ([]note, []inpu
 				return
 			}
 			listed[dir] = depth
-			des, err := os.ReadDir(dir)
+			des, err := lister.list(dir)
 			if err != nil {
 				// A directory that cannot be listed may still hide a
 				// match the command reaches: by a name it knows (search
@@ -981,16 +1011,18 @@ func expandGlobs(bd *ir.Bound, v View, budget int, t *ruleTable) ([]note, []inpu
 					exhausted = true
 					return
 				}
-				p := ir.JoinAbs(dir, d.Name())
-				if ir.MatchGlob(g.Pattern, p) {
+				p := ir.JoinAbs(dir, d.name)
+				matched, ns := step(s, p, d.name)
+				if matched {
 					if !seen[p] {
 						seen[p] = true
 						out = append(out, input{path: p, access: ir.Deny, forced: true, ref: ref})
 					}
 					continue
 				}
-				if d.IsDir() && depth < g.MaxDepth && !skipScan[p] && !denied[p] {
-					walk(p, depth+1)
+				// An empty state: nothing below can match.
+				if d.dir && depth < g.MaxDepth && ns != 0 && !skipScan[p] && !denied[p] {
+					walk(p, depth+1, ns)
 				}
 			}
 		}
@@ -1063,13 +1095,13 @@ func expandGlobs(bd *ir.Bound, v View, budget int, t *ruleTable) ([]note, []inpu
 				if skipScan[start] || denied[start] || v.Stat(start) != KindDir {
 					continue
 				}
-				walk(start, depth)
+				walk(start, depth, state(start))
 				continue
 			}
 			if skipScan[r] || v.Stat(r) != KindDir {
 				continue
 			}
-			walk(r, depth)
+			walk(r, depth, state(r))
 		}
 		// The scan at start is the expansion the profile language defines
 		// for targets without pattern matching (supplementary, as the
@@ -1082,7 +1114,7 @@ func expandGlobs(bd *ir.Bound, v View, budget int, t *ruleTable) ([]note, []inpu
 		}
 		if exhausted {
 			level = LevelPartial
-			detail += fmt.Sprintf("; the scan stopped after %d entries, deeper matches are not denied", budget)
+			detail += fmt.Sprintf("; the scan stopped after %d entries, later matches are not denied (anchor the pattern or lower its max_depth, or raise the limit with sbx run --glob-scan-limit)", budget)
 		}
 		notes = append(notes, note{ref: ref, level: level, mechanism: "mount-namespace mask", detail: detail})
 	}

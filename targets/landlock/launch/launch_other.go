@@ -22,6 +22,7 @@ var ErrUnsupported = errors.New("Landlock enforcement is only available on Linux
 type Options struct {
 	ABICap        int
 	AllowDegraded bool
+	GlobScanLimit int
 	NoSupervisor  bool
 	ExitsAfter    bool
 }

@@ -193,10 +193,10 @@ var rt20Refusals = []rt20Refusal{
 
 // rt20GlobBudget: strict mode refuses a rule whose fidelity is partial,
 // and a deny_glob is partial "only when the scan stopped at its budget of
-// 200,000 entries" (README Known non-exact rules, Strict and degraded).
+// 1,000,000 entries" (README Known non-exact rules, Strict and degraded).
 var (
 	rt20StrictRe  = regexp.MustCompile(`^profile .*: rule cannot be enforced exactly on Linux: profile [^:]*:\n`)
-	rt20PartialRe = regexp.MustCompile(`^  deny_glob .*: partial: .*the scan stopped after \d+ entries, deeper matches are not denied$`)
+	rt20PartialRe = regexp.MustCompile(`^  deny_glob .*: partial: .*the scan stopped after \d+ entries, later matches are not denied \(anchor the pattern or lower its max_depth, or raise the limit with sbx run --glob-scan-limit\)$`)
 )
 
 func rt20RefusalKind(msg string) string {
@@ -597,16 +597,22 @@ func (g *rt20Gen) bind() {
 			pm.rules = append(pm.rules, rt18Rule{acc: rt18R, path: path.Clean("/B/" + rt20Join(w.rel, n))})
 		}
 	}
-	targetAcc := func(p string) int {
-		// The language's own reading: a deny_glob denies whatever it
-		// matches, an ancestor included (max_depth bounds the scan only).
+	// The language's own reading: a deny_glob denies whatever it
+	// matches, an ancestor included (max_depth bounds the scan only).
+	globDenied := func(p string) bool {
 		for q := path.Clean("/B/" + p); q != "/B" && q != "/"; q = path.Dir(q) {
 			for _, gl := range g.globs {
 				pat := strings.NewReplacer("{cwd}", "/B/ws", "{home}", "/B/"+g.homeRel, "{tmpdir}", "/B/"+g.tmpRel).Replace(gl.pat)
 				if rt18GlobMatch(rt18Split(pat), rt18Split(q)) {
-					return rt18D
+					return true
 				}
 			}
+		}
+		return false
+	}
+	targetAcc := func(p string) int {
+		if globDenied(p) {
+			return rt18D
 		}
 		return pm.acc(path.Clean("/B/" + p))
 	}
@@ -660,6 +666,15 @@ func (g *rt20Gen) bind() {
 			overridden := false
 			for _, x := range g.written {
 				overridden = overridden || x.acc == rt18D && x.rel == p
+			}
+			if globDenied(p) {
+				// "A rule's own path that a pattern (or its ancestor)
+				// matches is denied whatever max_depth says": the write
+				// rule through the link makes no writable root (nothing
+				// to refuse as not canonical), and the deny at its path
+				// masks what the link leads to (seed 8, p172).
+				add(rt18D, c, false)
+				continue
 			}
 			if overridden {
 				// "A write rule that a deny rule on the same path

@@ -22,6 +22,9 @@ type Options struct {
 	// AllowDegraded runs with best effort when the kernel lacks what the
 	// profile needs; the report lists every rule not enforced.
 	AllowDegraded bool
+	// GlobScanLimit bounds the directory entries the scan for each deny
+	// glob's matches visits (0: landlock.DefaultGlobBudget).
+	GlobScanLimit int
 	// NoSupervisor disables the seccomp user-notification supervisor:
 	// missing protected names then make their writable root non-creatable
 	// (the restrictive fallback used where the kernel lacks the supervisor's
@@ -88,7 +91,7 @@ func New(plan *landlock.Plan, b ir.Bindings, o Options) (*Sandbox, error) {
 	if o.Early != nil {
 		mounts = o.Early.Mounts
 	}
-	spec, rep, err := plan.Bind(b, landlock.BindOptions{KernelABI: abi, ABICap: o.ABICap, AllowDegraded: o.AllowDegraded, Root: os.Geteuid() == 0, Mounts: mounts,
+	spec, rep, err := plan.Bind(b, landlock.BindOptions{KernelABI: abi, ABICap: o.ABICap, AllowDegraded: o.AllowDegraded, GlobBudget: o.GlobScanLimit, Root: os.Geteuid() == 0, Mounts: mounts,
 		Supervise: !o.NoSupervisor && supervisorAvailable()})
 	if err != nil {
 		if abi == 0 && errors.Is(err, landlock.ErrABI) && filteredHint() != "" {
