@@ -191,18 +191,6 @@ func (r *reader) onlyCounting() bool {
 	return full && r.d.exhausted(r.stream)
 }
 
-// count adds n discarded bytes to the stream's total. It reports false once
-// the stream has been abandoned.
-func (r *reader) count(n int64) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.closed {
-		return false
-	}
-	r.ret.total += n
-	return true
-}
-
 // finishBy waits for the reader to reach EOF until deadline. If something
 // still holds the pipe then, the stream is marked cut short and what was
 // read so far is kept.

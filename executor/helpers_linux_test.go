@@ -1,7 +1,6 @@
 package executor
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -235,14 +234,4 @@ func (w *watcher) onOutput(s Stream, b []byte) {
 	if fire {
 		w.fn()
 	}
-}
-
-// lines splits s into lines for messages.
-func lines(s string) []string {
-	var out []string
-	sc := bufio.NewScanner(strings.NewReader(s))
-	for sc.Scan() {
-		out = append(out, sc.Text())
-	}
-	return out
 }

@@ -3,24 +3,9 @@
 package executor
 
 import (
-	"os"
 	"strconv"
 	"syscall"
 )
-
-// exitStatus maps a process state to the shell's exit code: the code
-// itself, or 128+N and N when the process died of signal N.
-func exitStatus(ps *os.ProcessState) (code, sig int) {
-	ws, ok := ps.Sys().(syscall.WaitStatus)
-	if !ok {
-		return ps.ExitCode(), 0
-	}
-	if ws.Signaled() {
-		s := int(ws.Signal())
-		return 128 + s, s
-	}
-	return ws.ExitStatus(), 0
-}
 
 // signalName returns the conventional name of signal n ("SIGKILL").
 func signalName(n int) string {

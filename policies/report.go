@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 
 	"github.com/sbx-dev/sbx/compiler/diag"
@@ -279,22 +278,4 @@ func writeSnippet(b *strings.Builder, rng ir.Range, srcs *diag.Sources) {
 		fmt.Fprintf(b, "  %s  %s%s\n", strings.Repeat(" ", width), pad, strings.Repeat("^", marks))
 		off += len(l) + 1
 	}
-}
-
-// codesSeen returns the codes of all findings in the report, sorted.
-func (r *Report) codesSeen() []string {
-	seen := map[string]bool{}
-	for _, res := range r.Results {
-		for _, fs := range [][]Finding{res.Failures, res.Warnings, res.Exceptions} {
-			for _, f := range fs {
-				seen[f.Code] = true
-			}
-		}
-	}
-	out := make([]string, 0, len(seen))
-	for c := range seen {
-		out = append(out, c)
-	}
-	sort.Strings(out)
-	return out
 }

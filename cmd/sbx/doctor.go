@@ -72,9 +72,6 @@ var (
 	_ executor.Enforcer = noSandbox{}
 )
 
-// reporter is implemented by sandboxes that describe their bound plan.
-type reporter interface{ Report() any }
-
 // dryRun prints what sbx run would enforce, without running anything.
 func dryRun(p *profile, sb executor.Sandbox, o *runOptions, stdout, stderr io.Writer) int {
 	rep := sb.Report()

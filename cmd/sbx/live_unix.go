@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"math"
+	"os"
 	"strconv"
 	"sync"
 	"time"
@@ -250,4 +251,15 @@ func interruptPipe() (r int, notify func(), closeBoth func()) {
 		unix.SetNonblock(fd, true)
 	}
 	return p[0], func() { unix.Write(p[1], []byte{0}) }, func() { unix.Close(p[0]); unix.Close(p[1]) }
+}
+
+// file returns the stream's *os.File when w is one (or a stdStream).
+func file(w any) (*os.File, bool) {
+	switch f := w.(type) {
+	case *os.File:
+		return f, true
+	case stdStream:
+		return f.f, true
+	}
+	return nil, false
 }

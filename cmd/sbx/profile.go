@@ -102,10 +102,6 @@ func artifactOpenError(path string, err error) error {
 	return err
 }
 
-// inheritEnv is the environment policy of danger-full-access: everything
-// sbx has. Profiles with an env policy replace it (ir.BuildEnv).
-func inheritEnv(parent []string) []string { return parent }
-
 // newSandbox returns the sandbox that enforces p on this platform, or nil
 // when p enforces nothing. Platform launchers (Landlock on Linux) plug in
 // here; a profile that cannot be enforced is an error (exit 125).

@@ -716,14 +716,12 @@ func TestRT20DrainBound(t *testing.T) {
 	rt20UntilReady(t, out)
 	// Outside the containment: this test process holds the command's
 	// stdout and stderr.
-	var held []*os.File
 	for _, fd := range []string{"1", "2"} {
 		f, err := os.OpenFile("/proc/"+strconv.Itoa(start.Pid)+"/fd/"+fd, os.O_WRONLY, 0)
 		if err != nil {
 			t.Skipf("cannot reach the command's pipes: %v", err)
 		}
 		defer f.Close()
-		held = append(held, f)
 	}
 	w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
 	if err != nil {

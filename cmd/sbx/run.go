@@ -95,6 +95,7 @@ type runOptions struct {
 	globScanLimit int
 	// early is the sandbox's init, started before the profile is bound
 	// (prestart).
+	//lint:ignore U1000 set and used on Linux (sandbox_linux.go)
 	early *launch.Early
 }
 

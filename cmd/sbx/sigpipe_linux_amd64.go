@@ -24,9 +24,13 @@ var sigFDs [65]int64
 
 // sigpipeHandler is the handler (in assembly) of every signal sbx catches
 // itself. It is never called from Go.
+//
+//lint:ignore U1000 defined in assembly, which takes its address
 func sigpipeHandler()
 
 // sigpipeRestorer returns from the handler (rt_sigreturn).
+//
+//lint:ignore U1000 defined in assembly, which takes its address
 func sigpipeRestorer()
 
 // sigpipePCs returns the entry points of the handler and the restorer.

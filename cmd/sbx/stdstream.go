@@ -11,14 +11,3 @@ import "os"
 type stdStream struct{ f *os.File }
 
 func (s stdStream) Write(p []byte) (int, error) { return writeFD(s.f, p) }
-
-// file returns the stream's *os.File when w is one (or a stdStream).
-func file(w any) (*os.File, bool) {
-	switch f := w.(type) {
-	case *os.File:
-		return f, true
-	case stdStream:
-		return f.f, true
-	}
-	return nil, false
-}

@@ -381,10 +381,7 @@ func TestRedTeam10AbandonedEarly(t *testing.T) {
 			t.Fatal(err)
 		}
 		time.Sleep(500 * time.Millisecond)
-		sbxPid := cmd.Process.Pid
-		if u.uid != 0 {
-			// setpriv execs sbx: same pid.
-		}
+		sbxPid := cmd.Process.Pid // also as another user: setpriv execs sbx
 		var kids []string
 		ents, _ := os.ReadDir("/proc")
 		for _, e := range ents {

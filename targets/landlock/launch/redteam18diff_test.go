@@ -323,19 +323,18 @@ type rt18Glob struct {
 }
 
 type rt18Prof struct {
-	name     string
-	builtin  bool   // sbx run --profile name
-	hclFile  string // testdata profile file (compiled by sbc)
-	hcl      string // a profile written here (BIN and BASE substituted)
-	rules    []rt18Rule
-	protect  []string
-	globs    []rt18Glob
-	files    []string          // extra files of the tree (anchored)
-	dirs     []string          // extra directories
-	links    map[string]string // symbolic links: path -> target
-	missing  []string          // rule paths left missing
-	flags    []string
-	nopoints bool
+	name    string
+	builtin bool   // sbx run --profile name
+	hclFile string // testdata profile file (compiled by sbc)
+	hcl     string // a profile written here (BIN and BASE substituted)
+	rules   []rt18Rule
+	protect []string
+	globs   []rt18Glob
+	files   []string          // extra files of the tree (anchored)
+	dirs    []string          // extra directories
+	links   map[string]string // symbolic links: path -> target
+	missing []string          // rule paths left missing
+	flags   []string
 	// Red team 20 (random profiles): where {home} and {tmpdir} lie below
 	// the base ("home" and "tmp" when empty); bound says rules are bound
 	// already (canonical paths, links resolved and protected names added

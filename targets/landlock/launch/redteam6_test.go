@@ -179,13 +179,12 @@ func TestRedTeam6ExecFailures(t *testing.T) {
 		d := f.base + "/x"
 		rt6Files(t, d)
 		type tc struct {
-			name    string
-			argv    []string
-			env     []string
-			code    int
-			errHas  string // substring of `error` ("" : error must be null)
-			stdout  string
-			noShell bool
+			name   string
+			argv   []string
+			env    []string
+			code   int
+			errHas string // substring of `error` ("" : error must be null)
+			stdout string
 		}
 		cases := []tc{
 			{name: "missing absolute", argv: []string{d + "/missing"}, code: 127, errHas: "no such file"},

@@ -4,7 +4,6 @@ package launch
 
 import (
 	"fmt"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -508,24 +507,4 @@ func buildFilter(s landlock.SeccompSpec) ([]unix.SockFilter, error) {
 	a.label(lNotif)
 	a.ret(retUserNotif)
 	return a.assemble()
-}
-
-// installFilter loads prog on the calling thread only (no TSYNC).
-// no_new_privs must already be set. With listener it returns the
-// user-notification file descriptor.
-func installFilter(prog []unix.SockFilter, listener bool) (int, error) {
-	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
-	var flags uintptr
-	if listener {
-		// WAIT_KILLABLE_RECV (5.19): once the supervisor has received a
-		// notification, only a fatal signal interrupts the waiting system
-		// call. Otherwise a signal (SIGCHLD in a shell) would restart a
-		// mkdir the supervisor already performed, which then fails EEXIST.
-		flags = unix.SECCOMP_FILTER_FLAG_NEW_LISTENER | unix.SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
-	}
-	r, _, e := unix.RawSyscall(unix.SYS_SECCOMP, seccompSetModeFilter, flags, uintptr(unsafe.Pointer(&fprog)))
-	if e != 0 {
-		return -1, fmt.Errorf("seccomp(SET_MODE_FILTER): %w", e)
-	}
-	return int(r), nil
 }

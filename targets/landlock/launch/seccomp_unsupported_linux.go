@@ -19,10 +19,6 @@ func buildFilter(landlock.SeccompSpec) ([]unix.SockFilter, error) {
 	return nil, fmt.Errorf("the sandbox's seccomp filter is not available on %s", runtime.GOARCH)
 }
 
-func installFilter([]unix.SockFilter, bool) (int, error) {
-	return -1, fmt.Errorf("the sandbox's seccomp filter is not available on %s", runtime.GOARCH)
-}
-
 // supervisorAvailable is false: the supervisor decodes this filter's
 // system call numbers.
 func supervisorAvailable() bool { return false }

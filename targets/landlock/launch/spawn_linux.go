@@ -861,6 +861,7 @@ const (
 //go:nosplit
 //go:norace
 //go:nocheckptr
+//lint:ignore U1000 entered from assembly (vfork_linux_*.s)
 func initWait(a *initArgs) {
 	for {
 		a.pfd[0].Revents, a.pfd[1].Revents = 0, 0
@@ -886,6 +887,7 @@ func initWait(a *initArgs) {
 //go:nosplit
 //go:norace
 //go:nocheckptr
+//lint:ignore U1000 entered from assembly (vfork_linux_*.s)
 func initAbandon(a *initArgs) {
 	a.st.errno, a.st.step, a.st.part = int64(syscall.ECANCELED), 0, partInit
 	for {
@@ -920,6 +922,7 @@ type sigaction struct {
 //go:nosplit
 //go:norace
 //go:nocheckptr
+//lint:ignore U1000 entered from assembly (vfork_linux_*.s)
 func initMain(a *initArgs) {
 	var (
 		i       int
@@ -1219,6 +1222,7 @@ func initMain(a *initArgs) {
 //go:nosplit
 //go:norace
 //go:nocheckptr
+//lint:ignore U1000 entered from assembly (vfork_linux_*.s)
 func initLinger(a *initArgs) {
 	if !a.linger {
 		return
