@@ -156,8 +156,8 @@ func writeReport(w io.Writer, r *landlock.Report) {
 	for _, g := range r.Grants {
 		fmt.Fprintf(w, "  %-40s %s\n", shown(g.Path), g.Rights)
 	}
-	for _, p := range r.Ports {
-		fmt.Fprintf(w, "  tcp port %-31d %s\n", p.Port, strings.Join(p.Rights.Names(), "|"))
+	for _, pr := range portRuns(r.Ports) {
+		fmt.Fprintf(w, "  %-40s %s\n", pr, strings.Join(pr.rights.Names(), "|"))
 	}
 	for _, nc := range r.NoCreate {
 		fmt.Fprintf(w, "  no creation directly in %s (missing: %s)\n", shown(nc.Dir), shown(strings.Join(nc.Missing, ", ")))
@@ -296,3 +296,31 @@ func doctorCommand(args []string, stdout, stderr io.Writer) (code int) {
 }
 
 func indent(s string) string { return "  " + strings.ReplaceAll(s, "\n", "\n  ") }
+
+// portRun is a run of consecutive TCP ports with the same rights.
+type portRun struct {
+	from, to uint16
+	rights   landlock.AccessNet
+}
+
+func (r portRun) String() string {
+	if r.from == r.to {
+		return fmt.Sprintf("tcp port %d", r.from)
+	}
+	return fmt.Sprintf("tcp ports %d-%d", r.from, r.to)
+}
+
+// portRuns folds the bound port grants (one Landlock rule per port, in
+// port order) into runs of consecutive ports with the same rights, so that
+// a dry run shows "8000-8100" as the profile wrote it instead of 101 lines.
+func portRuns(ps []landlock.PortGrant) []portRun {
+	var out []portRun
+	for _, p := range ps {
+		if n := len(out); n > 0 && out[n-1].rights == p.Rights && int(out[n-1].to)+1 == int(p.Port) {
+			out[n-1].to = p.Port
+			continue
+		}
+		out = append(out, portRun{from: p.Port, to: p.Port, rights: p.Rights})
+	}
+	return out
+}
