@@ -741,21 +741,7 @@ func (pl *Plan) Bind(b ir.Bindings, o BindOptions) (*Spec, *Report, error) {
 		spec.Seccomp.NotifyWatch = true
 	}
 	if pl.Network.Mode == ir.NetworkPorts && abi >= 4 {
-		ports := map[uint16]AccessNet{}
-		for _, r := range pl.Network.ConnectTCP {
-			for p := int(r.From); p <= int(r.To); p++ {
-				ports[uint16(p)] |= NetConnectTCP
-			}
-		}
-		for _, r := range pl.Network.BindTCP {
-			for p := int(r.From); p <= int(r.To); p++ {
-				ports[uint16(p)] |= NetBindTCP
-			}
-		}
-		for p, a := range ports {
-			spec.Ports = append(spec.Ports, PortGrant{Port: p, Rights: a})
-		}
-		sort.Slice(spec.Ports, func(i, j int) bool { return spec.Ports[i].Port < spec.Ports[j].Port })
+		spec.Ports = portGrants(pl.Network.ConnectTCP, pl.Network.BindTCP)
 	}
 	spec.Sockets, bd.Dropped = bindSockets(bd, v, shared)
 	rep.Dropped = bd.Dropped
@@ -1342,4 +1328,60 @@ func globLiteralDir(pattern string) string {
 		return path.Dir(pattern)
 	}
 	return dir
+}
+
+// portGrants expands the connect and bind port ranges into one grant per
+// port (Landlock's net rules name single ports), in port order, with the
+// rights of every range that covers the port. It sweeps the ranges' edges,
+// so a range of 64,000 ports costs its grants and no more.
+func portGrants(connect, bind []ir.PortRange) []PortGrant {
+	type edge struct {
+		at    int // first port where the change applies
+		right AccessNet
+		delta int
+	}
+	var es []edge
+	total := 0
+	for _, set := range []struct {
+		rs    []ir.PortRange
+		right AccessNet
+	}{{connect, NetConnectTCP}, {bind, NetBindTCP}} {
+		for _, r := range set.rs {
+			if r.From > r.To {
+				continue
+			}
+			es = append(es, edge{int(r.From), set.right, 1}, edge{int(r.To) + 1, set.right, -1})
+			total += int(r.To) - int(r.From) + 1
+		}
+	}
+	if len(es) == 0 {
+		return nil
+	}
+	sort.Slice(es, func(i, j int) bool { return es[i].at < es[j].at })
+	out := make([]PortGrant, 0, min(total, 65536))
+	var open [2]int // ranges covering the current port: connect, bind
+	for i := 0; i < len(es); {
+		at := es[i].at
+		for ; i < len(es) && es[i].at == at; i++ {
+			if es[i].right == NetConnectTCP {
+				open[0] += es[i].delta
+			} else {
+				open[1] += es[i].delta
+			}
+		}
+		var rights AccessNet
+		if open[0] > 0 {
+			rights |= NetConnectTCP
+		}
+		if open[1] > 0 {
+			rights |= NetBindTCP
+		}
+		if rights == 0 || i == len(es) {
+			continue
+		}
+		for p := at; p < es[i].at; p++ {
+			out = append(out, PortGrant{Port: uint16(p), Rights: rights})
+		}
+	}
+	return out
 }

@@ -480,9 +480,17 @@ func compileRules(p *program, s *landlock.Spec, rfd int8) {
 		in.patchAddr, in.patchSlot = unsafe.Pointer(&pb.parentFd), fd
 		p.closeSlot(fd)
 	}
-	for _, port := range s.Ports {
-		np := &netPortAttr{allowedAccess: uint64(port.Rights), port: uint64(port.Port)}
-		p.call3("landlock_add_rule(port ", strconv.Itoa(int(port.Port)), ")", unix.SYS_LANDLOCK_ADD_RULE, 0, ruleTypeNetPort, p.mem(np, unsafe.Pointer(np)), 0).from(0, rfd)
+	// A port range is one rule per port (up to 65,535): the attributes
+	// share one pointer-free block, and the step lists grow once.
+	if len(s.Ports) > 0 {
+		nps := make([]netPortAttr, len(s.Ports))
+		p.keep = append(p.keep, nps)
+		p.insns = slices.Grow(p.insns, len(s.Ports))
+		p.what = slices.Grow(p.what, len(s.Ports))
+		for i, port := range s.Ports {
+			nps[i] = netPortAttr{allowedAccess: uint64(port.Rights), port: uint64(port.Port)}
+			p.call3("landlock_add_rule(port ", strconv.Itoa(int(port.Port)), ")", unix.SYS_LANDLOCK_ADD_RULE, 0, ruleTypeNetPort, uintptr(unsafe.Pointer(&nps[i])), 0).from(0, rfd)
+		}
 	}
 }
 
