@@ -191,7 +191,7 @@ func ReadArtifact(path string) (*Artifact, *Profile, error) {
 	default:
 		return nil, nil, fmt.Errorf("reading artifact %s: not a regular file (%s): an artifact is a file sbc wrote", path, fileKind(m))
 	}
-	return ReadArtifactFrom(f, path)
+	return readArtifact(f, path, fi.Size())
 }
 
 // fileKind names the type of a file mode, for errors.
@@ -212,7 +212,16 @@ func fileKind(m fs.FileMode) string {
 // ReadArtifactFrom reads and verifies an artifact from r; name is used in
 // errors.
 func ReadArtifactFrom(r io.Reader, name string) (*Artifact, *Profile, error) {
-	data, err := io.ReadAll(io.LimitReader(r, MaxArtifactSize+1))
+	return readArtifact(r, name, 0)
+}
+
+// readArtifact is ReadArtifactFrom with the expected size of the data, when
+// known (a regular file's), so that it is read into one buffer of that
+// size instead of one that doubles from 512 bytes (a fresh page of heap
+// for each step, at sbx's start). The data may still differ in size.
+func readArtifact(r io.Reader, name string, size int64) (*Artifact, *Profile, error) {
+	buf := make([]byte, 0, min(max(size, 0), MaxArtifactSize)+1)
+	data, err := readAll(io.LimitReader(r, MaxArtifactSize+1), buf)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading artifact %s: %w", name, err)
 	}
@@ -254,4 +263,21 @@ func compactValid(src []byte) []byte {
 		dst = append(dst, c)
 	}
 	return dst
+}
+
+// readAll is io.ReadAll into buf's spare capacity first.
+func readAll(r io.Reader, buf []byte) ([]byte, error) {
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
 }
