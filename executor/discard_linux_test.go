@@ -23,7 +23,19 @@ func TestSpliceCounts(t *testing.T) {
 	const size = 5<<20 + 3
 	done := make(chan error)
 	go func() {
-		_, err := unix.Write(w, bytes.Repeat([]byte("y"), size))
+		// A blocking write to a pipe may return early, with the part it
+		// wrote, when a signal reaches the thread (the runtime's SIGURG):
+		// write the rest.
+		b := bytes.Repeat([]byte("y"), size)
+		var err error
+		for len(b) > 0 && err == nil {
+			var n int
+			n, err = unix.Write(w, b)
+			if err == unix.EINTR {
+				err = nil
+			}
+			b = b[max(n, 0):]
+		}
 		fds.close(w)
 		done <- err
 	}()

@@ -238,7 +238,7 @@ func readArtifact(r io.Reader, name string, size int64) (*Artifact, *Profile, er
 // compactValid returns src without insignificant whitespace, as
 // json.Compact does, for src that is valid JSON already (a raw value the
 // decoder has checked): a byte loop that only tracks strings, where
-// json.Compact runs the validating scanner again (about 2.5x as long, a
+// json.Compact runs the validating scanner again (more than twice as long, a
 // noticeable share of sbx's start-up with an artifact file). On other
 // input the result is unspecified.
 func compactValid(src []byte) []byte {
