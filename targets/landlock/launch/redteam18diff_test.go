@@ -688,6 +688,7 @@ type rt18Gen struct {
 	filePoints      []string
 	seenPoint       map[string]bool
 	isLink          map[string]string // symlink path -> canonical target
+	linkHop         map[string]string // symlink path -> what it names (one hop)
 }
 
 func (g *rt18Gen) in(p string) bool {
@@ -1008,7 +1009,7 @@ func rt18Build(prof rt18Prof, base, stmp, bin string) *rt18Gen {
 	homeRel, tmpRel := rt18Rel(prof.homeRel, "home"), rt18Rel(prof.tmpRel, "tmp")
 	anch := strings.NewReplacer("{cwd}", base+"/ws", "{home}", base+"/"+homeRel, "{tmpdir}", base+"/"+tmpRel, "{base}", base, "{bin}", bin)
 	g := &rt18Gen{base: base, stmp: stmp, bin: bin, anch: anch, dirSet: map[string]bool{}, files: map[string]bool{},
-		seenPoint: map[string]bool{}, isLink: map[string]string{}}
+		seenPoint: map[string]bool{}, isLink: map[string]string{}, linkHop: map[string]string{}}
 	m := &rt18Model{prot: map[string]bool{}, globDeny: map[string]bool{}, globHole: map[string]bool{}, isRule: map[string]bool{}, pinned: map[string]bool{}}
 	g.m = m
 	missing := map[string]bool{}
@@ -1037,6 +1038,7 @@ func rt18Build(prof rt18Prof, base, stmp, bin string) *rt18Gen {
 		}
 		linkTargets[lp] = tp
 		g.isLink[lp] = canon
+		g.linkHop[lp] = canon
 	}
 	// A link whose target passes through another link: its canonical
 	// target (red team 20's chains).
@@ -1231,8 +1233,9 @@ func rt18Build(prof rt18Prof, base, stmp, bin string) *rt18Gen {
 			// (A dangling link's target is a missing name: missingOps.)
 			n := len(g.ops)
 			g.viaSymlink(l[0], canon, !g.files[canon], "link "+strings.TrimPrefix(l[0], base))
-			if g.masked(path.Dir(l[0])) {
-				// A link in a masked directory is not there to follow.
+			if g.linkInMask(l[0]) {
+				// A link in a masked directory is not there to follow,
+				// also when the chain reaches it through another link.
 				for _, o := range g.ops[n:] {
 					o.want, o.hole, o.tol = rt18Deny, "", nil
 				}
@@ -1501,6 +1504,30 @@ func (g *rt18Gen) hardOps(h, f string) {
 // readable tree, which a mask hides (README Mechanisms: "mask: an empty
 // mode-000 directory or file ... bound over the path"; the Known limits'
 // metadata entry: other unreadable paths are only not opened).
+// linkInMask reports whether resolving p follows a symbolic link that
+// lies in a masked directory: the mask hides the link, so in the sandbox
+// the path does not resolve (seed 17 p035: a link to a link inside a
+// denied home directory).
+func (g *rt18Gen) linkInMask(p string) bool {
+	for hops := 0; hops < 40; hops++ {
+		changed := false
+		for q := p; q != "/" && q != "."; q = path.Dir(q) {
+			if t, ok := g.linkHop[q]; ok && t != q {
+				if g.masked(path.Dir(q)) {
+					return true
+				}
+				p = t + strings.TrimPrefix(p, q)
+				changed = true
+				break
+			}
+		}
+		if !changed {
+			return false
+		}
+	}
+	return false
+}
+
 func (g *rt18Gen) masked(p string) bool {
 	for q := p; g.in(q); q = path.Dir(q) {
 		if g.m.isRule[q] && g.m.acc(q) >= rt18R {

@@ -790,10 +790,23 @@ func (g *rt20Gen) bind() {
 	}
 	// README Known limits: "Writable roots and paths carried through a
 	// mask must be canonical": a read rule on a link below a mask would
-	// carry the link through it (refused at start).
+	// carry the link through it (refused at start); not a link inside a
+	// directory a read rule reopens below the mask, which is carried
+	// through it whole, the link with it (seed 17 p135, p182).
+	carriedBelow := func(p string) bool {
+		for q := path.Clean("/B/" + p); q != "/"; q = path.Dir(q) {
+			if (slicesContainsRule(bm.rules, rt18R, q) || slicesContainsRule(bm.rules, rt18W, q)) && bm.acc(q) >= rt18R {
+				return true
+			}
+			if bm.acc(q) == rt18D {
+				return false
+			}
+		}
+		return false
+	}
 	for _, b := range g.bound {
 		rel := strings.TrimPrefix(strings.TrimPrefix(b.path, "{base}"), "/")
-		if _, isLink := tr.links[rel]; isLink && b.acc == rt18R && !b.prot && masked(path.Dir(rel)) && !slicesContainsRule(g.bound, rt18D, b.path) {
+		if _, isLink := tr.links[rel]; isLink && b.acc == rt18R && !b.prot && masked(path.Dir(rel)) && !carriedBelow(path.Dir(rel)) && !slicesContainsRule(g.bound, rt18D, b.path) {
 			g.refuse["not-canonical"], g.must = true, true
 		}
 	}
