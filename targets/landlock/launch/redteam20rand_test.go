@@ -1246,3 +1246,39 @@ echo END`, nil)
 		})
 	}
 }
+
+// TestRedTeam20ReproLinkChainIntoMask: found by the random battery (seed
+// 17, p035) as a disagreement of its model, not of sbx; kept as a
+// regression test of what sbx must keep doing. A link the command can
+// read (ws/l5) that leads to a link inside a denied directory
+// (home/hidden/l3, pointing back at readable data) does not resolve in the
+// sandbox: the mask hides the denied directory's entries, links included,
+// so following the chain would read the denied directory. The data itself
+// stays readable by its own path; outside the sandbox the chain resolves.
+func TestRedTeam20ReproLinkChainIntoMask(t *testing.T) {
+	const src = `
+profile "rt20-chain" {
+  filesystem {
+    read = [platform_defaults, cwd, home]
+    deny = [path(home, "hidden")]
+  }
+}
+`
+	art, _ := rt17pCompile(t, src, "rt20-chain")
+	const script = `cat data/f.txt; cat l5/f.txt 2>&1 || echo CHAIN-DENIED; ls ../home/hidden 2>&1 | head -1`
+	asUser(t, func(t *testing.T, u user) {
+		base := rt17pTree(t, u, map[string]string{"ws/data/f.txt": "DATA\n", "home/hidden/secret": "SECRET\n"}, nil,
+			map[string]string{"home/hidden/l3": "../../ws/data", "ws/l5": "../home/hidden/l3"})
+		r := rt17pRun(t, u, art, base+"/home", base+"/ws", script, nil)
+		if r.SbxError != "" {
+			t.Fatalf("sbx failed: %s", r.SbxError)
+		}
+		if !strings.HasPrefix(r.Stdout, "DATA\n") || !strings.Contains(r.Stdout, "CHAIN-DENIED") || strings.Count(r.Stdout, "DATA") != 1 || strings.Contains(r.Stdout, "l3") || strings.Contains(r.Stdout, "SECRET") {
+			t.Errorf("sandboxed: %q; want the data by its path only, the chain through the mask denied, the denied directory unlisted", r.Stdout)
+		}
+		ctl := rtRun(t, rtOpts{u: u, args: []string{"--profile", "danger-full-access", "--cwd", base + "/ws", "--", "/bin/sh", "-c", script}})
+		if strings.Count(ctl.Stdout, "DATA") != 2 {
+			t.Errorf("control: %q; want the chain to resolve outside the sandbox", ctl.Stdout)
+		}
+	})
+}
