@@ -220,11 +220,12 @@ func ReadArtifactFrom(r io.Reader, name string) (*Artifact, *Profile, error) {
 // size instead of one that doubles from 512 bytes (a fresh page of heap
 // for each step, at sbx's start). The data may still differ in size.
 func readArtifact(r io.Reader, name string, size int64) (*Artifact, *Profile, error) {
-	buf := make([]byte, 0, min(max(size, 0), MaxArtifactSize)+1)
-	data, err := readAll(io.LimitReader(r, MaxArtifactSize+1), buf)
-	if err != nil {
+	var b bytes.Buffer
+	b.Grow(int(min(max(size, 0), MaxArtifactSize)) + bytes.MinRead)
+	if _, err := b.ReadFrom(io.LimitReader(r, MaxArtifactSize+1)); err != nil {
 		return nil, nil, fmt.Errorf("reading artifact %s: %w", name, err)
 	}
+	data := b.Bytes()
 	if len(data) > MaxArtifactSize {
 		return nil, nil, fmt.Errorf("artifact %s: %w: larger than %d bytes", name, ErrCorrupt, MaxArtifactSize)
 	}
@@ -263,21 +264,4 @@ func compactValid(src []byte) []byte {
 		dst = append(dst, c)
 	}
 	return dst
-}
-
-// readAll is io.ReadAll into buf's spare capacity first.
-func readAll(r io.Reader, buf []byte) ([]byte, error) {
-	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-		n, err := r.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			return buf, nil
-		}
-		if err != nil {
-			return buf, err
-		}
-	}
 }

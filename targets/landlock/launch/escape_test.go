@@ -595,15 +595,7 @@ func TestEscapes(t *testing.T) {
 				t.Fatalf("listen %s:%d: %v", a, p, err)
 			}
 			lns = append(lns, l)
-			go func() {
-				for {
-					c, err := l.Accept()
-					if err != nil {
-						return
-					}
-					c.Close()
-				}
-			}()
+			go acceptAndClose(l)
 		}
 	}
 	defer func() {
@@ -910,5 +902,17 @@ exit 7`)
 				t.Errorf("fallback: %q %q", r.Stdout, r.Stderr)
 			}
 		})
+	}
+}
+
+// acceptAndClose accepts and closes connections on l until it is closed,
+// so that a connect to it succeeds.
+func acceptAndClose(l net.Listener) {
+	for {
+		c, err := l.Accept()
+		if err != nil {
+			return
+		}
+		c.Close()
 	}
 }

@@ -17,34 +17,22 @@ func freePortRun(t *testing.T, n int, listen bool) int {
 	t.Helper()
 	for base := 21000; base+n < 60000; base += 97 {
 		var ls []net.Listener
-		ok := true
 		for p := base; p < base+n; p++ {
 			l, err := net.Listen("tcp4", fmt.Sprintf("127.0.0.1:%d", p))
 			if err != nil {
-				ok = false
 				break
 			}
 			ls = append(ls, l)
 		}
-		if ok && listen {
-			for _, l := range ls {
-				t.Cleanup(func() { l.Close() })
-				go func() {
-					for {
-						c, err := l.Accept()
-						if err != nil {
-							return
-						}
-						c.Close()
-					}
-				}()
-			}
-			return base
-		}
 		for _, l := range ls {
-			l.Close()
+			if len(ls) == n && listen {
+				t.Cleanup(func() { l.Close() })
+				go acceptAndClose(l)
+			} else {
+				l.Close()
+			}
 		}
-		if ok {
+		if len(ls) == n {
 			return base
 		}
 	}

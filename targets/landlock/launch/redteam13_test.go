@@ -282,15 +282,7 @@ func TestRedTeam13ListenStalePort(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
+	go acceptAndClose(l)
 	// web-dev: 443 is an allowed connect port; if something listens there
 	// on this machine, the AF_UNSPEC variant works on it as well.
 	webHow := "refused"

@@ -295,15 +295,7 @@ func TestRedTeam14FaultKillPointsProfiles(t *testing.T) {
 		}
 		os.Chmod(sock, 0o777)
 		t.Cleanup(func() { l.Close(); os.Remove(sock) })
-		go func() {
-			for {
-				c, err := l.Accept()
-				if err != nil {
-					return
-				}
-				c.Close()
-			}
-		}()
+		go acceptAndClose(l)
 	}
 	connect := fmt.Sprintf(`%s -c 'import socket; s=socket.socket(socket.AF_UNIX); s.connect_ex(%q)' 2>/dev/null; sleep 30`, rt11Python, sock)
 	listen := fmt.Sprintf(`%s -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",%d)); s.listen(1)' 2>/dev/null; sleep 30`, rt11Python, portOK)

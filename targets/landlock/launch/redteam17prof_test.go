@@ -631,15 +631,7 @@ func TestRedTeam17ProfExtendsNetwork(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { l.Close() })
-		go func() {
-			for {
-				c, err := l.Accept()
-				if err != nil {
-					return
-				}
-				c.Close()
-			}
-		}()
+		go acceptAndClose(l)
 		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
 	}
 	// The parent allows ports[0], ports[1] and a range holding ports[2];

@@ -1452,10 +1452,20 @@ func rt18Rel(rel, def string) string {
 // rt18Canon resolves the links of links (link path -> canonical target)
 // in p, as the kernel would (at most 40).
 func rt18Canon(links map[string]string, p string) string {
+	c, _ := rt18Follow(links, p, nil)
+	return c
+}
+
+// rt18Follow resolves p through links as rt18Canon does, calling stop with
+// each link it follows; it returns early, with true, when stop does.
+func rt18Follow(links map[string]string, p string, stop func(link string) bool) (string, bool) {
 	for hops := 0; hops < 40; hops++ {
 		changed := false
 		for q := p; q != "/" && q != "."; q = path.Dir(q) {
 			if t, ok := links[q]; ok && t != q {
+				if stop != nil && stop(q) {
+					return p, true
+				}
 				p = t + strings.TrimPrefix(p, q)
 				changed = true
 				break
@@ -1465,7 +1475,7 @@ func rt18Canon(links map[string]string, p string) string {
 			break
 		}
 	}
-	return p
+	return p, false
 }
 
 // rulesFileParentPoint makes sure the directory holding a file point is a
@@ -1509,23 +1519,8 @@ func (g *rt18Gen) hardOps(h, f string) {
 // the path does not resolve (seed 17 p035: a link to a link inside a
 // denied home directory).
 func (g *rt18Gen) linkInMask(p string) bool {
-	for hops := 0; hops < 40; hops++ {
-		changed := false
-		for q := p; q != "/" && q != "."; q = path.Dir(q) {
-			if t, ok := g.linkHop[q]; ok && t != q {
-				if g.masked(path.Dir(q)) {
-					return true
-				}
-				p = t + strings.TrimPrefix(p, q)
-				changed = true
-				break
-			}
-		}
-		if !changed {
-			return false
-		}
-	}
-	return false
+	_, masked := rt18Follow(g.linkHop, p, func(link string) bool { return g.masked(path.Dir(link)) })
+	return masked
 }
 
 func (g *rt18Gen) masked(p string) bool {
