@@ -120,21 +120,9 @@ func DecodeArtifact(data []byte) (*Artifact, *Profile, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, nil, fmt.Errorf("%w: the file is empty", ErrCorrupt)
 	}
-	var a Artifact
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&a); err != nil {
-		var syn *json.SyntaxError
-		switch {
-		case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
-			return nil, nil, fmt.Errorf("%w: truncated: the JSON ends after %d bytes", ErrCorrupt, len(data))
-		case errors.As(err, &syn):
-			return nil, nil, fmt.Errorf("%w: not valid JSON at byte %d: %v", ErrCorrupt, syn.Offset, err)
-		}
-		return nil, nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
-	}
-	if dec.More() {
-		return nil, nil, fmt.Errorf("%w: trailing data after the artifact", ErrCorrupt)
+	a, err := parseEnvelope(data)
+	if err != nil {
+		return nil, nil, err
 	}
 	if a.Format != ArtifactFormat {
 		if a.Format == "" {
@@ -145,9 +133,7 @@ func DecodeArtifact(data []byte) (*Artifact, *Profile, error) {
 	if len(a.IR) == 0 {
 		return nil, nil, fmt.Errorf("%w: no \"ir\" field", ErrCorrupt)
 	}
-	// The decoder has checked the whole document's syntax, so the raw
-	// values are valid JSON and compacting is dropping whitespace.
-	a.IR = compactValid(a.IR)
+	// parseEnvelope has compacted the raw values.
 	if got := Digest(a.IR); got != a.Digest {
 		return nil, nil, fmt.Errorf("%w: IR digest mismatch: the file says %q but its IR hashes to %q; the artifact was modified or damaged after compilation: recompile it", ErrCorrupt, a.Digest, got)
 	}
@@ -156,17 +142,15 @@ func DecodeArtifact(data []byte) (*Artifact, *Profile, error) {
 		if len(t.Data) == 0 {
 			return nil, nil, fmt.Errorf("%w: target %q has no \"data\" field", ErrCorrupt, name)
 		}
-		t.Data = compactValid(t.Data)
 		if got := Digest(t.Data); got != t.Digest {
 			return nil, nil, fmt.Errorf("%w: target %q digest mismatch: the file says %q but its data hashes to %q: recompile it", ErrCorrupt, name, t.Digest, got)
 		}
-		a.Targets[name] = t
 	}
 	p, err := Decode(a.IR)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
-	return &a, p, nil
+	return a, p, nil
 }
 
 // ReadArtifact reads and verifies the artifact file at path ("-" reads
@@ -237,31 +221,28 @@ func readArtifact(r io.Reader, name string, size int64) (*Artifact, *Profile, er
 }
 
 // compactValid returns src without insignificant whitespace, as
-// json.Compact does, for src that is valid JSON already (a raw value the
-// decoder has checked): a byte loop that only tracks strings, where
-// json.Compact runs the validating scanner again (more than twice as long, a
-// noticeable share of sbx's start-up with an artifact file). On other
-// input the result is unspecified.
+// json.Compact does, for src that is valid JSON already (a raw value
+// parseEnvelope has validated): a byte loop that only tracks strings, where
+// json.Compact would run a validating scanner again. On other input the
+// result is unspecified.
 func compactValid(src []byte) []byte {
 	dst := make([]byte, 0, len(src))
-	inString, escaped := false, false
-	for _, c := range src {
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
+	// Runs of significant bytes are copied whole: an artifact is mostly
+	// indentation between short tokens.
+	start := 0
+	for i := 0; i < len(src); i++ {
+		switch src[i] {
+		case '"':
+			// To the closing quote: a backslash escapes the next byte.
+			for i++; i < len(src) && src[i] != '"'; i++ {
+				if src[i] == '\\' {
+					i++
+				}
 			}
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
-			continue
-		case c == '"':
-			inString = true
+		case ' ', '\t', '\n', '\r':
+			dst = append(dst, src[start:i]...)
+			start = i + 1
 		}
-		dst = append(dst, c)
 	}
-	return dst
+	return append(dst, src[min(start, len(src)):]...)
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 )
@@ -104,20 +105,18 @@ func Digest(data []byte) string {
 }
 
 // Decode parses a canonical IR document, rejecting unknown format versions,
-// unknown fields and trailing data, and validates the profile.
+// unknown fields, fields given twice or named in another case, and trailing
+// data, and validates the profile.
 func Decode(data []byte) (*Profile, error) {
-	// One strict pass on the success path (sbx decodes an IR on every run);
-	// the head-only pass that tells a format mismatch from a malformed
-	// document runs only when that pass fails, so the errors are the same
-	// as checking the head first.
-	var doc Document
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&doc); err != nil {
+	doc, err := decodeDocument(data)
+	if err != nil {
+		// The reflecting decoder's messages, which name the Go field and
+		// type, are the ones users and tests know; it refuses everything
+		// decodeDocument does but a name given twice or in another case.
+		if _, rerr := decodeReflect(data); rerr != nil {
+			return nil, rerr
+		}
 		return nil, decodeError(data, fmt.Errorf("decoding IR: %w", err))
-	}
-	if dec.More() {
-		return nil, decodeError(data, errors.New("decoding IR: trailing data after the document"))
 	}
 	if doc.Format != Format {
 		return nil, decodeError(data, nil)
@@ -129,6 +128,26 @@ func Decode(data []byte) (*Profile, error) {
 		return nil, err
 	}
 	return doc.Profile, nil
+}
+
+// decodeReflect decodes data with encoding/json (unknown fields refused,
+// trailing data refused): the reference decodeDocument is tested against,
+// and the source of Decode's error messages.
+func decodeReflect(data []byte) (*Document, error) {
+	// The head-only pass that tells a format mismatch from a malformed
+	// document runs only when this one fails, so the errors are the same
+	// as checking the head first.
+	var doc Document
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&doc); err != nil {
+		return nil, decodeError(data, fmt.Errorf("decoding IR: %w", err))
+	}
+	// Not dec.More(), which is false before a stray ']' or '}'.
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, decodeError(data, errors.New("decoding IR: trailing data after the document"))
+	}
+	return &doc, nil
 }
 
 // decodeError reports why data is not a decodable IR document: not JSON,

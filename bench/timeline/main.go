@@ -19,6 +19,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -98,6 +99,13 @@ func main() {
 	if err != nil {
 		fail(err)
 	}
+	var raw *os.File
+	if name := os.Getenv("TIMELINE_RAW"); name != "" {
+		if raw, err = os.Create(name); err != nil {
+			fail(err)
+		}
+		defer raw.Close()
+	}
 	for r := 0; r <= rounds; r++ {
 		// Each round starts with the next command line, so that none always
 		// follows the same one (what ran just before changes a start-up).
@@ -112,6 +120,10 @@ func main() {
 			}
 			for k, v := range marks {
 				l.seen[k] = append(l.seen[k], v)
+			}
+			if raw != nil {
+				b, _ := json.Marshal(map[string]any{"line": (r + k) % len(lines), "marks": marks})
+				raw.Write(append(b, '\n'))
 			}
 		}
 	}

@@ -38,7 +38,8 @@ func landlockPlan(a *ir.Artifact, p *ir.Profile) (*landlock.Plan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("profile %s: %w", p.Name, err)
 	}
-	data, err := json.Marshal(pl)
+	// json.Marshal's bytes, without its reflection (Plan.AppendJSON).
+	data, err := pl.AppendJSON(nil)
 	if err != nil {
 		return nil, fmt.Errorf("profile %s: encoding its Landlock plan: %w", p.Name, err)
 	}

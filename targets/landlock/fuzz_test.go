@@ -785,16 +785,16 @@ func FuzzBindLayoutLinks(f *testing.F) {
 		}
 		if globs {
 			pats := []string{"{cwd}/l*", "{cwd}/**/l", "{home}/.ssh", "{cwd}/*/x", "{home}/**/l*", "{tmpdir}/k", "{cwd}/k"}
-			p.Filesystem.DenyGlobs = []ir.GlobRule{{Pattern: pats[int(seed>>16)%len(pats)], MaxDepth: 1 + int(flags>>3&3), Source: ir.Range{Filename: "f", Start: ir.Pos{Byte: 200}}}}
+			p.Filesystem.DenyGlobs = []ir.GlobRule{{Pattern: pats[(seed>>16)%uint32(len(pats))], MaxDepth: 1 + int(flags>>3&3), Source: ir.Range{Filename: "f", Start: ir.Pos{Byte: 200}}}}
 		}
 		if err := p.Validate(); err != nil {
 			t.Fatal(err)
 		}
 		cwds, homes, tmps := []string{"w", "w/h", "h"}, []string{"h", "w/h", "w"}, []string{"o", "t"}
 		b := ir.Bindings{
-			ir.AnchorCwd:    {j(cwds[int(seed)%3])},
-			ir.AnchorHome:   {j(homes[int(seed>>2)%3])},
-			ir.AnchorTmpdir: {j(tmps[int(seed>>4)%2])},
+			ir.AnchorCwd:    {j(cwds[seed%3])},
+			ir.AnchorHome:   {j(homes[(seed>>2)%3])},
+			ir.AnchorTmpdir: {j(tmps[(seed>>4)%2])},
 		}
 		supervise := flags&0x40 != 0
 
@@ -847,7 +847,7 @@ func FuzzBindLayoutLinks(f *testing.F) {
 			switch {
 			case link:
 				fs.nodes[q] = KindSymlink
-				fs.target[q] = targets[int(hash("->"+q))%len(targets)]
+				fs.target[q] = targets[hash("->"+q)%uint32(len(targets))]
 			case hv%16 < 11:
 				fs.nodes[q] = KindDir
 			case hv%16 < 13:

@@ -1,0 +1,476 @@
+package ir
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"unicode/utf8"
+)
+
+// maxEnvelopeDepth bounds the nesting of the values an artifact holds, as
+// encoding/json bounds its decoder's (10,000), so that a hostile file cannot
+// exhaust the stack.
+const maxEnvelopeDepth = 10000
+
+// parseEnvelope decodes an artifact file's outer object: its four string
+// fields, the IR and each target's data as compact raw values (see
+// compactValid), validating the whole document's JSON syntax as it goes.
+//
+// It replaces encoding/json for this one shape because sbx reads an
+// artifact at every start: the reflecting decoder's cold caches and its
+// scanner, which calls a function for every byte of a file that is mostly
+// indentation, made the envelope the largest single cost of starting from
+// an artifact file. It is stricter than encoding/json: field names match
+// exactly (not case-insensitively), a name given twice is an error (two
+// "ir" values would otherwise be read differently by different tools),
+// the string fields must be strings and "targets" an object (not null).
+// sbc writes none of these.
+func parseEnvelope(data []byte) (*Artifact, error) {
+	s := envScanner{data: data}
+	s.ws()
+	if start := s.i; start < len(data) && data[start] != '{' {
+		// Not an object: say whether it is JSON at all.
+		if err := s.skipValue(); err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%w: the file holds a JSON %s, not an artifact object", ErrCorrupt, jsonKind(data[start]))
+	}
+	var a Artifact
+	var seen [5]bool
+	// Depths count as encoding/json counts them: the artifact object is 1.
+	s.depth = 1
+	err := s.object(func(key string) error {
+		field := -1
+		switch key {
+		case "format":
+			field = 0
+		case "compiler":
+			field = 1
+		case "ir_digest":
+			field = 2
+		case "ir":
+			field = 3
+		case "targets":
+			field = 4
+		default:
+			return s.errorf("unknown field %q in the artifact", key)
+		}
+		if seen[field] {
+			return s.errorf("field %q appears twice in the artifact", key)
+		}
+		seen[field] = true
+		var err error
+		switch field {
+		case 0:
+			a.Format, err = s.stringField(key)
+		case 1:
+			a.Compiler, err = s.stringField(key)
+		case 2:
+			a.Digest, err = s.stringField(key)
+		case 3:
+			a.IR, err = s.compactValue()
+		case 4:
+			a.Targets, err = s.targets()
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.ws()
+	if s.i < len(data) {
+		return nil, fmt.Errorf("%w: trailing data after the artifact at byte %d", ErrCorrupt, s.i+1)
+	}
+	return &a, nil
+}
+
+// targets decodes the "targets" object: name to {format, digest, data}.
+func (s *envScanner) targets() (map[string]TargetOutput, error) {
+	if s.i < len(s.data) && s.data[s.i] != '{' {
+		return nil, s.kindError("targets", "an object")
+	}
+	m := map[string]TargetOutput{}
+	s.depth = 2
+	defer func() { s.depth = 1 }()
+	err := s.object(func(name string) error {
+		if _, dup := m[name]; dup {
+			return s.errorf("target %q appears twice in the artifact", name)
+		}
+		if s.i < len(s.data) && s.data[s.i] != '{' {
+			return s.kindError("targets."+name, "an object")
+		}
+		var t TargetOutput
+		var seen [3]bool
+		s.depth = 3
+		defer func() { s.depth = 2 }()
+		err := s.object(func(key string) error {
+			field := -1
+			switch key {
+			case "format":
+				field = 0
+			case "digest":
+				field = 1
+			case "data":
+				field = 2
+			default:
+				return s.errorf("unknown field %q in target %q", key, name)
+			}
+			if seen[field] {
+				return s.errorf("field %q appears twice in target %q", key, name)
+			}
+			seen[field] = true
+			var err error
+			switch field {
+			case 0:
+				t.Format, err = s.stringField("targets." + name + ".format")
+			case 1:
+				t.Digest, err = s.stringField("targets." + name + ".digest")
+			case 2:
+				t.Data, err = s.compactValue()
+			}
+			return err
+		})
+		m[name] = t
+		return err
+	})
+	return m, err
+}
+
+// envScanner reads JSON from data at i.
+type envScanner struct {
+	data  []byte
+	i     int
+	depth int
+}
+
+// jsonKind names the kind of value that starts with c.
+func jsonKind(c byte) string {
+	switch c {
+	case '[':
+		return "array"
+	case '"':
+		return "string"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	}
+	return "number"
+}
+
+// errorf reports a syntax error at the current byte, or the end of the
+// data as truncation (the errors encoding/json's decoder led to before).
+func (s *envScanner) errorf(format string, args ...any) error {
+	return fmt.Errorf("%w: not valid JSON at byte %d: %s", ErrCorrupt, s.i+1, fmt.Sprintf(format, args...))
+}
+
+func (s *envScanner) truncated() error {
+	return fmt.Errorf("%w: truncated: the JSON ends after %d bytes", ErrCorrupt, len(s.data))
+}
+
+// unexpected reports the byte at i (or the end) where what was expected.
+func (s *envScanner) unexpected(what string) error {
+	if s.i >= len(s.data) {
+		return s.truncated()
+	}
+	return s.errorf("invalid character %s %s", quoteChar(s.data[s.i]), what)
+}
+
+// kindError reports a field whose value has the wrong kind (after checking
+// that it is JSON at all).
+func (s *envScanner) kindError(field, want string) error {
+	at := s.i
+	if err := s.skipValue(); err != nil {
+		return err
+	}
+	return fmt.Errorf("%w: field %q at byte %d must be %s, not a JSON %s", ErrCorrupt, field, at+1, want, jsonKind(s.data[at]))
+}
+
+func quoteChar(c byte) string {
+	switch {
+	case c == '\'':
+		return `'\''`
+	case c == '"':
+		return `'"'`
+	case c < 0x20 || c >= 0x7f:
+		return fmt.Sprintf("%q", string(rune(c)))
+	}
+	return "'" + string(c) + "'"
+}
+
+func (s *envScanner) ws() {
+	for s.i < len(s.data) {
+		switch s.data[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+// object reads an object at i (which is '{'), calling field with each
+// name once the scanner is at its value; field must consume the value.
+func (s *envScanner) object(field func(name string) error) error {
+	s.i++ // '{'
+	s.ws()
+	if s.i < len(s.data) && s.data[s.i] == '}' {
+		s.i++
+		return nil
+	}
+	for {
+		if s.i >= len(s.data) || s.data[s.i] != '"' {
+			return s.unexpected("looking for the beginning of an object key string")
+		}
+		name, err := s.str()
+		if err != nil {
+			return err
+		}
+		s.ws()
+		if s.i >= len(s.data) || s.data[s.i] != ':' {
+			return s.unexpected("after an object key")
+		}
+		s.i++
+		s.ws()
+		if err := field(name); err != nil {
+			return err
+		}
+		s.ws()
+		if s.i >= len(s.data) {
+			return s.truncated()
+		}
+		switch s.data[s.i] {
+		case ',':
+			s.i++
+			s.ws()
+		case '}':
+			s.i++
+			return nil
+		default:
+			return s.unexpected("after an object key:value pair")
+		}
+	}
+}
+
+// stringField reads a string value for field.
+func (s *envScanner) stringField(field string) (string, error) {
+	if s.i < len(s.data) && s.data[s.i] != '"' {
+		return "", s.kindError(field, "a string")
+	}
+	return s.str()
+}
+
+// str reads a string at i (which is '"') and returns its value.
+func (s *envScanner) str() (string, error) {
+	start := s.i
+	if err := s.skipString(); err != nil {
+		return "", err
+	}
+	raw := s.data[start:s.i]
+	inner := raw[1 : len(raw)-1]
+	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+		return string(inner), nil
+	}
+	// Escapes, or bytes that are not UTF-8 (which encoding/json replaces
+	// with U+FFFD): rare in an artifact, so decoded the standard way.
+	var v string
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return "", s.errorf("%v", err)
+	}
+	return v, nil
+}
+
+// compactValue reads any value and returns its compact form.
+func (s *envScanner) compactValue() ([]byte, error) {
+	start := s.i
+	if err := s.skipValue(); err != nil {
+		return nil, err
+	}
+	return compactValid(s.data[start:s.i]), nil
+}
+
+// skipValue validates the value at i and moves past it.
+func (s *envScanner) skipValue() error {
+	if s.i >= len(s.data) {
+		return s.truncated()
+	}
+	switch c := s.data[s.i]; {
+	case c == '{' || c == '[':
+		return s.skipContainer()
+	case c == '"':
+		return s.skipString()
+	case c == '-' || c >= '0' && c <= '9':
+		return s.skipNumber()
+	case c == 't':
+		return s.skipLiteral("true")
+	case c == 'f':
+		return s.skipLiteral("false")
+	case c == 'n':
+		return s.skipLiteral("null")
+	}
+	return s.unexpected("looking for the beginning of a value")
+}
+
+func (s *envScanner) skipContainer() error {
+	s.depth++
+	if s.depth > maxEnvelopeDepth {
+		return s.errorf("exceeded max depth")
+	}
+	obj := s.data[s.i] == '{'
+	closer := byte(']')
+	if obj {
+		closer = '}'
+	}
+	s.i++
+	s.ws()
+	if s.i < len(s.data) && s.data[s.i] == closer {
+		s.i++
+		s.depth--
+		return nil
+	}
+	for {
+		if obj {
+			// A key (validated, never decoded: nothing here keeps it).
+			if s.i >= len(s.data) || s.data[s.i] != '"' {
+				return s.unexpected("looking for the beginning of an object key string")
+			}
+			if err := s.skipString(); err != nil {
+				return err
+			}
+			s.ws()
+			if s.i >= len(s.data) || s.data[s.i] != ':' {
+				return s.unexpected("after an object key")
+			}
+			s.i++
+			s.ws()
+		}
+		if err := s.skipValue(); err != nil {
+			return err
+		}
+		s.ws()
+		if s.i >= len(s.data) {
+			return s.truncated()
+		}
+		switch s.data[s.i] {
+		case ',':
+			s.i++
+			s.ws()
+		case closer:
+			s.i++
+			s.depth--
+			return nil
+		default:
+			if obj {
+				return s.unexpected("after an object key:value pair")
+			}
+			return s.unexpected("after an array element")
+		}
+	}
+}
+
+// skipString moves past the string at i (which is '"'): control
+// characters must be escaped, escapes must be JSON's; other bytes pass
+// unchecked, as in encoding/json's scanner.
+func (s *envScanner) skipString() error {
+	d := s.data
+	i := s.i + 1
+	for i < len(d) {
+		c := d[i]
+		switch {
+		case c == '"':
+			s.i = i + 1
+			return nil
+		case c == '\\':
+			i++
+			if i >= len(d) {
+				s.i = i
+				return s.truncated()
+			}
+			switch d[i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i++
+			case 'u':
+				i++
+				for k := 0; k < 4; k++ {
+					if i >= len(d) {
+						s.i = i
+						return s.truncated()
+					}
+					if !isHex(d[i]) {
+						s.i = i
+						return s.unexpected("in \\u hexadecimal character escape")
+					}
+					i++
+				}
+			default:
+				s.i = i
+				return s.unexpected("in string escape code")
+			}
+		case c < 0x20:
+			s.i = i
+			return s.unexpected("in string literal")
+		default:
+			i++
+		}
+	}
+	s.i = i
+	return s.truncated()
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// skipNumber moves past a number: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+func (s *envScanner) skipNumber() error {
+	d := s.data
+	if d[s.i] == '-' {
+		s.i++
+	}
+	digits := func(what string) error {
+		if s.i >= len(d) {
+			return s.truncated()
+		}
+		if d[s.i] < '0' || d[s.i] > '9' {
+			return s.unexpected(what)
+		}
+		for s.i < len(d) && d[s.i] >= '0' && d[s.i] <= '9' {
+			s.i++
+		}
+		return nil
+	}
+	if s.i < len(d) && d[s.i] == '0' {
+		s.i++
+	} else if err := digits("in numeric literal"); err != nil {
+		return err
+	}
+	if s.i < len(d) && d[s.i] == '.' {
+		s.i++
+		if err := digits("after decimal point in numeric literal"); err != nil {
+			return err
+		}
+	}
+	if s.i < len(d) && (d[s.i] == 'e' || d[s.i] == 'E') {
+		s.i++
+		if s.i < len(d) && (d[s.i] == '+' || d[s.i] == '-') {
+			s.i++
+		}
+		if err := digits("in exponent of numeric literal"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *envScanner) skipLiteral(lit string) error {
+	for k := 0; k < len(lit); k++ {
+		if s.i >= len(s.data) {
+			return s.truncated()
+		}
+		if s.data[s.i] != lit[k] {
+			return s.unexpected("in literal " + lit + " (expecting " + quoteChar(lit[k]) + ")")
+		}
+		s.i++
+	}
+	return nil
+}
