@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/sbx-dev/sbx/internal/killpoint"
 )
@@ -34,7 +33,7 @@ func TestKillPoints(t *testing.T) {
 		cmd.Env = append(os.Environ(), helperEnv+"="+string(ContainmentPIDNamespace), helperScriptEnv+"=sleep 30; : "+token)
 		return cmd
 	}
-	points, err := killpoint.Sweep(newCmd, killpoint.Options{Settle: 5 * time.Second, Until: sleep}, 8, 500, func(p killpoint.Point, o killpoint.Outcome) {
+	points, err := killpoint.Sweep(newCmd, killpoint.Options{Settle: killpoint.DefaultSettle, Until: sleep}, 8, 500, func(p killpoint.Point, o killpoint.Outcome) {
 		if len(o.Survivors) > 0 {
 			t.Errorf("killed at %v (%s): alive after the executor died: %s", p, o.Syscall, strings.Join(o.Survivors, "; "))
 		}

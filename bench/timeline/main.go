@@ -15,7 +15,8 @@
 // CLOCK_MONOTONIC time at its first instruction and exits: the checkpoint
 // "command" is then when the sandboxed command started, and the total
 // excludes any real command's own cost. A leading NAME=value word sets an
-// environment variable.
+// environment variable. With TIMELINE_RAW=FILE in the environment, every
+// run's checkpoints are also written to FILE as JSON lines.
 package main
 
 import (

@@ -44,10 +44,18 @@ type Outcome struct {
 	Survivors []string
 }
 
+// DefaultSettle is the Settle the tests use.
+const DefaultSettle = 20 * time.Second
+
 // Options tune Run.
 type Options struct {
 	// Settle bounds the wait for the program's processes to end after
-	// the program died.
+	// the program died. Every system call and exit of a traced process
+	// waits for this tracer, and a traced child's real parent can reap it
+	// only once the tracer has: on a loaded machine the sandbox's teardown
+	// runs at the tracer's pace (a full suite alongside three fuzzers once
+	// took more than 5 s), so the bound is generous (DefaultSettle); it
+	// costs nothing when the processes end.
 	Settle time.Duration
 	// Until is the executable whose exec by any of the program's
 	// processes means the start is over: the program is killed then if

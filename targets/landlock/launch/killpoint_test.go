@@ -46,7 +46,7 @@ func TestKillPoints(t *testing.T) {
 					// checks it stays dumpable).
 					return rt6Cmd(u, []string{"HOME=/nonexistent-killpoint", "TMPDIR=" + base}, "--profile", profile, "--cwd", ws, "--", "/bin/sh", "-c", script, tok)
 				}
-				points, err := killpoint.Sweep(newCmd, killpoint.Options{Settle: 5 * time.Second, Until: sleep}, 16, 2000, func(p killpoint.Point, o killpoint.Outcome) {
+				points, err := killpoint.Sweep(newCmd, killpoint.Options{Settle: killpoint.DefaultSettle, Until: sleep}, 16, 2000, func(p killpoint.Point, o killpoint.Outcome) {
 					if len(o.Survivors) > 0 {
 						t.Errorf("killed at %v (%s): alive after sbx died: %s", p, o.Syscall, strings.Join(o.Survivors, "; "))
 					}

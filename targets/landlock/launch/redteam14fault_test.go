@@ -232,7 +232,7 @@ func rt14fSweep(t *testing.T, u user, c rt14fSweepCase, maxBirth, stopAfter int)
 			tok := rt6Token()
 			args := append(append([]string{"--cwd", ws}, c.args...), "--", "/bin/sh", "-c", c.script, tok)
 			cmd := rt12fCmd(env, rt12fArgv(u, c.wrap, "", args...)...)
-			o, err := killpoint.Run(cmd, p, killpoint.Options{Settle: 5 * time.Second, Until: sleep})
+			o, err := killpoint.Run(cmd, p, killpoint.Options{Settle: killpoint.DefaultSettle, Until: sleep})
 			if err != nil {
 				t.Fatalf("%v: %v", p, err)
 			}
