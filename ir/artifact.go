@@ -219,30 +219,3 @@ func readArtifact(r io.Reader, name string, size int64) (*Artifact, *Profile, er
 	}
 	return a, p, nil
 }
-
-// compactValid returns src without insignificant whitespace, as
-// json.Compact does, for src that is valid JSON already (a raw value
-// parseEnvelope has validated): a byte loop that only tracks strings, where
-// json.Compact would run a validating scanner again. On other input the
-// result is unspecified.
-func compactValid(src []byte) []byte {
-	dst := make([]byte, 0, len(src))
-	// Runs of significant bytes are copied whole: an artifact is mostly
-	// indentation between short tokens.
-	start := 0
-	for i := 0; i < len(src); i++ {
-		switch src[i] {
-		case '"':
-			// To the closing quote: a backslash escapes the next byte.
-			for i++; i < len(src) && src[i] != '"'; i++ {
-				if src[i] == '\\' {
-					i++
-				}
-			}
-		case ' ', '\t', '\n', '\r':
-			dst = append(dst, src[start:i]...)
-			start = i + 1
-		}
-	}
-	return append(dst, src[min(start, len(src)):]...)
-}

@@ -14,7 +14,7 @@ const maxEnvelopeDepth = 10000
 
 // parseEnvelope decodes an artifact file's outer object: its four string
 // fields, the IR and each target's data as compact raw values (see
-// compactValid), validating the whole document's JSON syntax as it goes.
+// compactValue), validating the whole document's JSON syntax as it goes.
 //
 // It replaces encoding/json for this one shape because sbx reads an
 // artifact at every start: the reflecting decoder's cold caches and its
@@ -141,6 +141,11 @@ type envScanner struct {
 	data  []byte
 	i     int
 	depth int
+	// While compacting (compactValue), out receives the value's bytes but
+	// the whitespace ws skips: data[mark:i] is the part not yet copied.
+	compacting bool
+	out        []byte
+	mark       int
 }
 
 // jsonKind names the kind of value that starts with c.
@@ -198,15 +203,17 @@ func quoteChar(c byte) string {
 	return "'" + string(c) + "'"
 }
 
+// ws skips whitespace (and leaves it out of a compacted value).
 func (s *envScanner) ws() {
-	for s.i < len(s.data) {
-		switch s.data[s.i] {
-		case ' ', '\t', '\n', '\r':
-			s.i++
-		default:
-			return
-		}
+	j := s.i
+	for j < len(s.data) && (s.data[j] == ' ' || s.data[j] == '\n' || s.data[j] == '\t' || s.data[j] == '\r') {
+		j++
 	}
+	if j > s.i && s.compacting {
+		s.out = append(s.out, s.data[s.mark:s.i]...)
+		s.mark = j
+	}
+	s.i = j
 }
 
 // object reads an object at i (which is '{'), calling field with each
@@ -280,13 +287,18 @@ func (s *envScanner) str() (string, error) {
 	return v, nil
 }
 
-// compactValue reads any value and returns its compact form.
+// compactValue reads any value and returns its compact form: without
+// insignificant whitespace, as json.Compact writes it (the digests are
+// over that form, so an artifact may be re-indented).
 func (s *envScanner) compactValue() ([]byte, error) {
-	start := s.i
-	if err := s.skipValue(); err != nil {
+	s.compacting, s.mark, s.out = true, s.i, nil
+	err := s.skipValue()
+	out := append(s.out, s.data[s.mark:s.i]...)
+	s.compacting, s.out = false, nil
+	if err != nil {
 		return nil, err
 	}
-	return compactValid(s.data[start:s.i]), nil
+	return out, nil
 }
 
 // skipValue validates the value at i and moves past it.

@@ -519,29 +519,3 @@ func classChar(rs []rune, i *int) (rune, bool) {
 	*i++
 	return r, true
 }
-
-// FuzzCompactValid: on valid JSON, compactValid drops exactly what
-// json.Compact drops (the artifact decoder compacts raw values it has
-// validated with it, for their digests).
-func FuzzCompactValid(f *testing.F) {
-	irSeeds(f)
-	for _, s := range []string{
-		`{}`, ` [ 1 , 2 ] `, "{\n\t\"a\" : \"b c\\\" d\" ,\r\n \"e\":[ ]}",
-		`"\\"`, `"\\\" "`, `" \u0020 \t "`, `[true, false, null, -1.5e+3]`,
-		"\"\xe2\x80\xa8 \"", `{"k":"v\\\\"  ,  "x" : "y"}`,
-	} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		if !json.Valid(data) {
-			return
-		}
-		var want bytes.Buffer
-		if err := json.Compact(&want, data); err != nil {
-			t.Fatalf("json.Compact of valid JSON: %v", err)
-		}
-		if got := compactValid(data); !bytes.Equal(got, want.Bytes()) {
-			t.Fatalf("compactValid(%q) = %q, json.Compact %q", data, got, want.Bytes())
-		}
-	})
-}
