@@ -206,10 +206,17 @@ func (s *envScanner) boolean(dst *bool) error {
 }
 
 func (s *envScanner) strings(dst *[]string) error {
-	var out []string
-	n, err := s.array("a list of strings", func(int) error {
-		out = append(out, "")
-		return s.string(&out[len(out)-1])
+	return list(s, "a list of strings", dst, s.string)
+}
+
+// list reads an array (or null) into dst, each element with elem, as
+// encoding/json fills a slice field.
+func list[T any](s *envScanner, what string, dst *[]T, elem func(*T) error) error {
+	var out []T
+	n, err := s.array(what, func(int) error {
+		var zero T
+		out = append(out, zero)
+		return elem(&out[len(out)-1])
 	})
 	*dst = sliceOf(out, n)
 	return err
@@ -253,10 +260,7 @@ func (s *envScanner) filesystem(f *Filesystem) error {
 	return s.fields("filesystem", filesystemFields, func(i int) error {
 		switch i {
 		case 0:
-			var rules []PathRule
-			n, err := s.array("rules", func(int) error {
-				rules = append(rules, PathRule{})
-				r := &rules[len(rules)-1]
+			return list(s, "rules", &f.Rules, func(r *PathRule) error {
 				return s.fields("a path rule", pathRuleFields, func(i int) error {
 					switch i {
 					case 0:
@@ -267,13 +271,8 @@ func (s *envScanner) filesystem(f *Filesystem) error {
 					return s.rng(&r.Source)
 				})
 			})
-			f.Rules = sliceOf(rules, n)
-			return err
 		case 1:
-			var globs []GlobRule
-			n, err := s.array("deny_globs", func(int) error {
-				globs = append(globs, GlobRule{})
-				g := &globs[len(globs)-1]
+			return list(s, "deny_globs", &f.DenyGlobs, func(g *GlobRule) error {
 				return s.fields("a deny glob", globFields, func(i int) error {
 					switch i {
 					case 0:
@@ -284,13 +283,8 @@ func (s *envScanner) filesystem(f *Filesystem) error {
 					return s.rng(&g.Source)
 				})
 			})
-			f.DenyGlobs = sliceOf(globs, n)
-			return err
 		}
-		var protect []ProtectRule
-		n, err := s.array("protect", func(int) error {
-			protect = append(protect, ProtectRule{})
-			r := &protect[len(protect)-1]
+		return list(s, "protect", &f.Protect, func(r *ProtectRule) error {
 			return s.fields("a protect rule", protectFields, func(i int) error {
 				if i == 0 {
 					return s.string(&r.Name)
@@ -298,8 +292,6 @@ func (s *envScanner) filesystem(f *Filesystem) error {
 				return s.rng(&r.Source)
 			})
 		})
-		f.Protect = sliceOf(protect, n)
-		return err
 	})
 }
 
@@ -346,10 +338,7 @@ func (s *envScanner) network(n *Network) error {
 		case 3:
 			return s.ports(&n.BindTCP)
 		case 4:
-			var socks []SocketRule
-			k, err := s.array("unix_sockets", func(int) error {
-				socks = append(socks, SocketRule{})
-				r := &socks[len(socks)-1]
+			return list(s, "unix_sockets", &n.UnixSockets, func(r *SocketRule) error {
 				return s.fields("a Unix socket rule", socketFields, func(i int) error {
 					if i == 0 {
 						return s.path(&r.Path)
@@ -357,18 +346,13 @@ func (s *envScanner) network(n *Network) error {
 					return s.rng(&r.Source)
 				})
 			})
-			n.UnixSockets = sliceOf(socks, k)
-			return err
 		}
 		return s.rng(&n.Source)
 	})
 }
 
 func (s *envScanner) ports(dst *[]PortRange) error {
-	var out []PortRange
-	n, err := s.array("a list of port ranges", func(int) error {
-		out = append(out, PortRange{})
-		r := &out[len(out)-1]
+	return list(s, "a list of port ranges", dst, func(r *PortRange) error {
 		return s.fields("a port range", portFields, func(i int) error {
 			switch i {
 			case 0:
@@ -379,8 +363,6 @@ func (s *envScanner) ports(dst *[]PortRange) error {
 			return s.rng(&r.Source)
 		})
 	})
-	*dst = sliceOf(out, n)
-	return err
 }
 
 func (s *envScanner) process(p *Process) error {
@@ -399,10 +381,7 @@ func (s *envScanner) process(p *Process) error {
 					p.Env.Inherit = EnvInherit(inherit)
 					return err
 				case 1:
-					var set []EnvVar
-					n, err := s.array("env.set", func(int) error {
-						set = append(set, EnvVar{})
-						v := &set[len(set)-1]
+					return list(s, "env.set", &p.Env.Set, func(v *EnvVar) error {
 						return s.fields("an environment variable", envVarFields, func(i int) error {
 							if i == 0 {
 								return s.string(&v.Name)
@@ -410,8 +389,6 @@ func (s *envScanner) process(p *Process) error {
 							return s.string(&v.Value)
 						})
 					})
-					p.Env.Set = sliceOf(set, n)
-					return err
 				}
 				return s.strings(&p.Env.Unset)
 			})

@@ -342,7 +342,8 @@ func (s *envScanner) skipContainer() error {
 	}
 	for {
 		if obj {
-			// A key (validated, never decoded: nothing here keeps it).
+			// A key, as object reads one, but validated only: skipping
+			// decodes no name and calls no closure (nothing to allocate).
 			if s.i >= len(s.data) || s.data[s.i] != '"' {
 				return s.unexpected("looking for the beginning of an object key string")
 			}
