@@ -1,7 +1,6 @@
 package ir
 
 import (
-	"fmt"
 	"strconv"
 )
 
@@ -34,7 +33,7 @@ func decodeDocument(data []byte) (*Document, error) {
 	}
 	s.ws()
 	if s.i < len(data) {
-		return nil, s.errorf("trailing data after the IR document")
+		return nil, s.invalidf(s.i, "trailing data after the IR document")
 	}
 	return &doc, nil
 }
@@ -77,13 +76,13 @@ func (s *envScanner) fields(what string, names []string, field func(i int) error
 		for i, n := range names {
 			if n == key {
 				if seen&(1<<i) != 0 {
-					return s.errorf("field %q appears twice in %s", key, what)
+					return s.invalidf(s.key, "field %q appears twice in %s", key, what)
 				}
 				seen |= 1 << i
 				return field(i)
 			}
 		}
-		return s.errorf("unknown field %q in %s", key, what)
+		return s.invalidf(s.key, "unknown field %q in %s", key, what)
 	})
 }
 
@@ -171,7 +170,7 @@ func (s *envScanner) number(bits int, signed bool, store func(int64, uint64)) er
 			store(0, v)
 			return nil
 		}
-		return fmt.Errorf("%w: not valid here at byte %d: the number %s is not an integer of %d bits", ErrCorrupt, start+1, lit, bits)
+		return s.invalidf(start, "the number %s is not an integer of %d bits", lit, bits)
 	}
 	s.i = start
 	return s.kindError("a number field", "a number")
@@ -308,7 +307,7 @@ func (s *envScanner) access(dst *Access) error {
 	}
 	a, err := ParseAccess(name)
 	if err != nil {
-		return fmt.Errorf("%w: not valid here at byte %d: %v", ErrCorrupt, at+1, err)
+		return s.invalidf(at, "%v", err)
 	}
 	*dst = a
 	return nil

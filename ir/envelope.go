@@ -3,6 +3,7 @@ package ir
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"unicode/utf8"
 )
@@ -26,7 +27,7 @@ const maxEnvelopeDepth = 10000
 // the string fields must be strings and "targets" an object (not null).
 // sbc writes none of these.
 func parseEnvelope(data []byte) (*Artifact, error) {
-	s := envScanner{data: data}
+	s := envScanner{data: data, artifact: true}
 	s.ws()
 	if start := s.i; start < len(data) && data[start] != '{' {
 		// Not an object: say whether it is JSON at all.
@@ -53,10 +54,10 @@ func parseEnvelope(data []byte) (*Artifact, error) {
 		case "targets":
 			field = 4
 		default:
-			return s.errorf("unknown field %q in the artifact", key)
+			return s.invalidf(s.key, "unknown field %q in the artifact", key)
 		}
 		if seen[field] {
-			return s.errorf("field %q appears twice in the artifact", key)
+			return s.invalidf(s.key, "field %q appears twice in the artifact", key)
 		}
 		seen[field] = true
 		var err error
@@ -79,7 +80,7 @@ func parseEnvelope(data []byte) (*Artifact, error) {
 	}
 	s.ws()
 	if s.i < len(data) {
-		return nil, fmt.Errorf("%w: trailing data after the artifact at byte %d", ErrCorrupt, s.i+1)
+		return nil, s.invalidf(s.i, "trailing data after the artifact")
 	}
 	return &a, nil
 }
@@ -94,7 +95,7 @@ func (s *envScanner) targets() (map[string]TargetOutput, error) {
 	defer func() { s.depth = 1 }()
 	err := s.object(func(name string) error {
 		if _, dup := m[name]; dup {
-			return s.errorf("target %q appears twice in the artifact", name)
+			return s.invalidf(s.key, "target %q appears twice in the artifact", name)
 		}
 		if s.i < len(s.data) && s.data[s.i] != '{' {
 			return s.kindError("targets."+name, "an object")
@@ -113,10 +114,10 @@ func (s *envScanner) targets() (map[string]TargetOutput, error) {
 			case "data":
 				field = 2
 			default:
-				return s.errorf("unknown field %q in target %q", key, name)
+				return s.invalidf(s.key, "unknown field %q in target %q", key, name)
 			}
 			if seen[field] {
-				return s.errorf("field %q appears twice in target %q", key, name)
+				return s.invalidf(s.key, "field %q appears twice in target %q", key, name)
 			}
 			seen[field] = true
 			var err error
@@ -146,6 +147,10 @@ type envScanner struct {
 	compacting bool
 	out        []byte
 	mark       int
+	// key is where the name of the member object is reading began.
+	key int
+	// artifact: errors wrap ErrCorrupt (see fail).
+	artifact bool
 }
 
 // jsonKind names the kind of value that starts with c.
@@ -163,14 +168,42 @@ func jsonKind(c byte) string {
 	return "number"
 }
 
-// errorf reports a syntax error at the current byte, or the end of the
-// data as truncation (the errors encoding/json's decoder led to before).
+// fail makes an error of msg: one that wraps ErrCorrupt when reading an
+// artifact file's envelope (the IR's decoder leaves that to its caller).
+func (s *envScanner) fail(msg string) error {
+	if s.artifact {
+		return fmt.Errorf("%w: %s", ErrCorrupt, msg)
+	}
+	return errors.New(msg)
+}
+
+// errorf reports a syntax error at the current byte.
 func (s *envScanner) errorf(format string, args ...any) error {
-	return fmt.Errorf("%w: not valid JSON at byte %d: %s", ErrCorrupt, s.i+1, fmt.Sprintf(format, args...))
+	return s.fail("not valid JSON at " + s.where(s.i) + ": " + fmt.Sprintf(format, args...))
+}
+
+// invalidf reports valid JSON that is not what an artifact holds there
+// (a field unknown or given twice, a value of the wrong kind) at byte at.
+func (s *envScanner) invalidf(at int, format string, args ...any) error {
+	return s.fail("at " + s.where(at) + ": " + fmt.Sprintf(format, args...))
+}
+
+// where names byte offset at as a line and column (1-based, the column in
+// characters, as editors count them) and the byte (1-based, as
+// encoding/json's errors gave it).
+func (s *envScanner) where(at int) string {
+	at = min(at, len(s.data))
+	line, start := 1, 0
+	for i, c := range s.data[:at] {
+		if c == '\n' {
+			line, start = line+1, i+1
+		}
+	}
+	return fmt.Sprintf("line %d, column %d (byte %d)", line, utf8.RuneCount(s.data[start:at])+1, at+1)
 }
 
 func (s *envScanner) truncated() error {
-	return fmt.Errorf("%w: truncated: the JSON ends after %d bytes", ErrCorrupt, len(s.data))
+	return s.fail(fmt.Sprintf("truncated: the JSON ends after %d bytes", len(s.data)))
 }
 
 // unexpected reports the byte at i (or the end) where what was expected.
@@ -188,7 +221,7 @@ func (s *envScanner) kindError(field, want string) error {
 	if err := s.skipValue(); err != nil {
 		return err
 	}
-	return fmt.Errorf("%w: field %q at byte %d must be %s, not a JSON %s", ErrCorrupt, field, at+1, want, jsonKind(s.data[at]))
+	return s.invalidf(at, "field %q must be %s, not a JSON %s", field, want, jsonKind(s.data[at]))
 }
 
 func quoteChar(c byte) string {
@@ -229,6 +262,7 @@ func (s *envScanner) object(field func(name string) error) error {
 		if s.i >= len(s.data) || s.data[s.i] != '"' {
 			return s.unexpected("looking for the beginning of an object key string")
 		}
+		s.key = s.i
 		name, err := s.str()
 		if err != nil {
 			return err
