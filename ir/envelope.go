@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"unicode/utf8"
 )
 
@@ -37,40 +38,18 @@ func parseEnvelope(data []byte) (*Artifact, error) {
 		return nil, fmt.Errorf("%w: the file holds a JSON %s, not an artifact object", ErrCorrupt, jsonKind(data[start]))
 	}
 	var a Artifact
-	var seen [5]bool
-	// Depths count as encoding/json counts them: the artifact object is 1.
-	s.depth = 1
-	err := s.object(func(key string) error {
-		field := -1
-		switch key {
-		case "format":
-			field = 0
-		case "compiler":
-			field = 1
-		case "ir_digest":
-			field = 2
-		case "ir":
-			field = 3
-		case "targets":
-			field = 4
-		default:
-			return s.invalidf(s.key, "unknown field %q in the artifact", key)
-		}
-		if seen[field] {
-			return s.invalidf(s.key, "field %q appears twice in the artifact", key)
-		}
-		seen[field] = true
+	err := s.fields("the artifact", envelopeFields, func(i int) error {
 		var err error
-		switch field {
+		switch i {
 		case 0:
-			a.Format, err = s.stringField(key)
+			a.Format, err = s.stringField("format")
 		case 1:
-			a.Compiler, err = s.stringField(key)
+			a.Compiler, err = s.stringField("compiler")
 		case 2:
-			a.Digest, err = s.stringField(key)
+			a.Digest, err = s.stringField("ir_digest")
 		case 3:
 			a.IR, err = s.compactValue()
-		case 4:
+		default:
 			a.Targets, err = s.targets()
 		}
 		return err
@@ -85,14 +64,20 @@ func parseEnvelope(data []byte) (*Artifact, error) {
 	return &a, nil
 }
 
+// The field names of an artifact and of a target's output.
+var (
+	envelopeFields = []string{"format", "compiler", "ir_digest", "ir", "targets"}
+	targetFields   = []string{"format", "digest", "data"}
+)
+
 // targets decodes the "targets" object: name to {format, digest, data}.
 func (s *envScanner) targets() (map[string]TargetOutput, error) {
 	if s.i < len(s.data) && s.data[s.i] != '{' {
 		return nil, s.kindError("targets", "an object")
 	}
 	m := map[string]TargetOutput{}
-	s.depth = 2
-	defer func() { s.depth = 1 }()
+	s.depth++
+	defer func() { s.depth-- }()
 	err := s.object(func(name string) error {
 		if _, dup := m[name]; dup {
 			return s.invalidf(s.key, "target %q appears twice in the artifact", name)
@@ -101,32 +86,14 @@ func (s *envScanner) targets() (map[string]TargetOutput, error) {
 			return s.kindError("targets."+name, "an object")
 		}
 		var t TargetOutput
-		var seen [3]bool
-		s.depth = 3
-		defer func() { s.depth = 2 }()
-		err := s.object(func(key string) error {
-			field := -1
-			switch key {
-			case "format":
-				field = 0
-			case "digest":
-				field = 1
-			case "data":
-				field = 2
-			default:
-				return s.invalidf(s.key, "unknown field %q in target %q", key, name)
-			}
-			if seen[field] {
-				return s.invalidf(s.key, "field %q appears twice in target %q", key, name)
-			}
-			seen[field] = true
+		err := s.fields("target "+strconv.Quote(name), targetFields, func(i int) error {
 			var err error
-			switch field {
+			switch i {
 			case 0:
 				t.Format, err = s.stringField("targets." + name + ".format")
 			case 1:
 				t.Digest, err = s.stringField("targets." + name + ".digest")
-			case 2:
+			default:
 				t.Data, err = s.compactValue()
 			}
 			return err

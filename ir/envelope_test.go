@@ -221,7 +221,7 @@ func otherCase(msg string, names []string) bool {
 }
 
 // envelopeNames are the field names of the artifact and its targets.
-var envelopeNames = []string{"format", "compiler", "ir_digest", "ir", "targets", "digest", "data"}
+var envelopeNames = append(append([]string{}, envelopeFields...), targetFields...)
 
 // strayCloser reports whether data is one JSON value followed by
 // whitespace and a ']' or '}' (which the replaced decoder accepted).
