@@ -28,74 +28,38 @@ func (p *Plan) AppendJSON(b []byte) ([]byte, error) {
 	}
 	w.int("min_abi", int64(p.MinABI))
 	w.str("min_kernel", p.MinKernel)
-	if len(p.Requirements) > 0 {
-		w.key("requirements")
-		w.open('[')
-		for i := range p.Requirements {
-			r := &p.Requirements[i]
-			w.elem()
-			w.open('{')
-			w.str("feature", r.Feature)
-			w.int("abi", int64(r.ABI))
-			w.str("kernel", r.Kernel)
-			w.str("rule", r.Rule)
-			w.rng("source", &r.Source)
-			w.str("fallback", r.Fallback)
-			if r.Lost {
-				w.boolean("lost", true)
-			}
-			w.close('}')
+	objects(&w, "requirements", p.Requirements, omitEmpty, func(r *Requirement) {
+		w.str("feature", r.Feature)
+		w.int("abi", int64(r.ABI))
+		w.str("kernel", r.Kernel)
+		w.str("rule", r.Rule)
+		w.rng("source", &r.Source)
+		w.str("fallback", r.Fallback)
+		if r.Lost {
+			w.boolean("lost", true)
 		}
-		w.close(']')
-	}
+	})
 	w.key("handled")
 	w.open('{')
 	w.names("fs", p.Handled.FS.Names())
 	w.names("net", p.Handled.Net.Names())
 	w.names("scoped", p.Handled.Scoped.Names())
 	w.close('}')
-	if len(p.Rules) > 0 {
-		w.key("rules")
-		w.open('[')
-		for i := range p.Rules {
-			r := &p.Rules[i]
-			w.elem()
-			w.open('{')
-			w.path("path", r.Path)
-			w.access("access", r.Access)
-			w.names("rights", r.Rights.Names())
-			w.rng("source", &r.Source)
-			w.close('}')
-		}
-		w.close(']')
-	}
-	if len(p.Protect) > 0 {
-		w.key("protect")
-		w.open('[')
-		for i := range p.Protect {
-			r := &p.Protect[i]
-			w.elem()
-			w.open('{')
-			w.str("name", r.Name)
-			w.rng("source", &r.Source)
-			w.close('}')
-		}
-		w.close(']')
-	}
-	if len(p.DenyGlobs) > 0 {
-		w.key("deny_globs")
-		w.open('[')
-		for i := range p.DenyGlobs {
-			r := &p.DenyGlobs[i]
-			w.elem()
-			w.open('{')
-			w.str("pattern", r.Pattern)
-			w.int("max_depth", int64(r.MaxDepth))
-			w.rng("source", &r.Source)
-			w.close('}')
-		}
-		w.close(']')
-	}
+	objects(&w, "rules", p.Rules, omitEmpty, func(r *PlanRule) {
+		w.path("path", r.Path)
+		w.access("access", r.Access)
+		w.names("rights", r.Rights.Names())
+		w.rng("source", &r.Source)
+	})
+	objects(&w, "protect", p.Protect, omitEmpty, func(r *ir.ProtectRule) {
+		w.str("name", r.Name)
+		w.rng("source", &r.Source)
+	})
+	objects(&w, "deny_globs", p.DenyGlobs, omitEmpty, func(r *ir.GlobRule) {
+		w.str("pattern", r.Pattern)
+		w.int("max_depth", int64(r.MaxDepth))
+		w.rng("source", &r.Source)
+	})
 	n := &p.Network
 	w.key("network")
 	w.open('{')
@@ -103,80 +67,41 @@ func (p *Plan) AppendJSON(b []byte) ([]byte, error) {
 	w.boolean("namespace", n.Namespace)
 	w.ports("connect_tcp", n.ConnectTCP)
 	w.ports("bind_tcp", n.BindTCP)
-	if len(n.UnixSockets) > 0 {
-		w.key("unix_sockets")
-		w.open('[')
-		for i := range n.UnixSockets {
-			s := &n.UnixSockets[i]
-			w.elem()
-			w.open('{')
-			w.path("path", s.Path)
-			w.rng("source", &s.Source)
-			w.close('}')
-		}
-		w.close(']')
-	}
+	objects(&w, "unix_sockets", n.UnixSockets, omitEmpty, func(r *ir.SocketRule) {
+		w.path("path", r.Path)
+		w.rng("source", &r.Source)
+	})
 	w.rng("source", &n.Source)
 	w.close('}')
 	w.key("symbolic")
 	w.open('{')
-	w.key("grants")
-	if p.Symbolic.Grants == nil {
-		w.null()
-	} else {
-		w.open('[')
-		for i := range p.Symbolic.Grants {
-			g := &p.Symbolic.Grants[i]
-			w.elem()
-			w.open('{')
-			w.str("path", g.Path)
-			w.names("rights", g.Rights.Names())
-			if g.NoFollow {
-				w.boolean("no_follow", true)
-			}
-			if g.Why != "" {
-				w.str("why", g.Why)
-			}
-			w.close('}')
+	objects(&w, "grants", p.Symbolic.Grants, nullIfNil, func(g *Grant) {
+		w.str("path", g.Path)
+		w.names("rights", g.Rights.Names())
+		if g.NoFollow {
+			w.boolean("no_follow", true)
 		}
-		w.close(']')
-	}
-	w.key("mounts")
-	if p.Symbolic.Mounts == nil {
-		w.null()
-	} else {
-		w.open('[')
-		for i := range p.Symbolic.Mounts {
-			m := &p.Symbolic.Mounts[i]
-			w.elem()
-			w.open('{')
-			w.str("kind", string(m.Kind))
-			w.str("path", m.Path)
-			if m.Dir {
-				w.boolean("dir", true)
-			}
-			if len(m.Keep) > 0 {
-				w.key("keep")
-				w.open('[')
-				for _, k := range m.Keep {
-					w.elem()
-					w.open('{')
-					w.str("rel", k.Rel)
-					w.boolean("dir", k.Dir)
-					w.close('}')
-				}
-				w.close(']')
-			}
-			if m.Why != "" {
-				w.str("why", m.Why)
-			}
-			if m.Vanishing {
-				w.boolean("vanishing", true)
-			}
-			w.close('}')
+		if g.Why != "" {
+			w.str("why", g.Why)
 		}
-		w.close(']')
-	}
+	})
+	objects(&w, "mounts", p.Symbolic.Mounts, nullIfNil, func(m *MountOp) {
+		w.str("kind", string(m.Kind))
+		w.str("path", m.Path)
+		if m.Dir {
+			w.boolean("dir", true)
+		}
+		objects(&w, "keep", m.Keep, omitEmpty, func(k *Keep) {
+			w.str("rel", k.Rel)
+			w.boolean("dir", k.Dir)
+		})
+		if m.Why != "" {
+			w.str("why", m.Why)
+		}
+		if m.Vanishing {
+			w.boolean("vanishing", true)
+		}
+	})
 	w.close('}')
 	if len(p.Base) > 0 {
 		w.strings("base", p.Base)
@@ -184,34 +109,51 @@ func (p *Plan) AppendJSON(b []byte) ([]byte, error) {
 	if len(p.Seccomp) > 0 {
 		w.strings("seccomp", p.Seccomp)
 	}
-	w.key("fidelity")
-	if p.Fidelity == nil {
-		w.null()
-	} else {
-		w.open('[')
-		for i := range p.Fidelity {
-			f := &p.Fidelity[i]
-			w.elem()
-			w.open('{')
-			w.str("rule", f.Rule)
-			w.rng("source", &f.Source)
-			w.str("level", string(f.Level))
-			if f.Mechanism != "" {
-				w.str("mechanism", f.Mechanism)
-			}
-			if f.Detail != "" {
-				w.str("detail", f.Detail)
-			}
-			w.int("min_abi", int64(f.MinABI))
-			w.close('}')
+	objects(&w, "fidelity", p.Fidelity, nullIfNil, func(f *Fidelity) {
+		w.str("rule", f.Rule)
+		w.rng("source", &f.Source)
+		w.str("level", string(f.Level))
+		if f.Mechanism != "" {
+			w.str("mechanism", f.Mechanism)
 		}
-		w.close(']')
-	}
+		if f.Detail != "" {
+			w.str("detail", f.Detail)
+		}
+		w.int("min_abi", int64(f.MinABI))
+	})
 	w.close('}')
 	if w.err != nil {
 		return nil, w.err
 	}
 	return w.b, nil
+}
+
+// How objects writes an empty slice field: left out (omitempty), or as
+// null when nil and [] when empty.
+const (
+	omitEmpty = true
+	nullIfNil = false
+)
+
+// objects writes the slice field k, each element an object whose members
+// fields writes.
+func objects[T any](w *jsonWriter, k string, v []T, omit bool, fields func(*T)) {
+	if omit && len(v) == 0 {
+		return
+	}
+	w.key(k)
+	if v == nil {
+		w.null()
+		return
+	}
+	w.open('[')
+	for i := range v {
+		w.elem()
+		w.open('{')
+		fields(&v[i])
+		w.close('}')
+	}
+	w.close(']')
 }
 
 // jsonWriter appends compact JSON. Inside an object or array, first tells
@@ -328,21 +270,11 @@ func (w *jsonWriter) rng(k string, r *ir.Range) {
 
 // ports writes an omitempty list of port ranges.
 func (w *jsonWriter) ports(k string, v []ir.PortRange) {
-	if len(v) == 0 {
-		return
-	}
-	w.key(k)
-	w.open('[')
-	for i := range v {
-		r := &v[i]
-		w.elem()
-		w.open('{')
+	objects(w, k, v, omitEmpty, func(r *ir.PortRange) {
 		w.int("from", int64(r.From))
 		w.int("to", int64(r.To))
 		w.rng("source", &r.Source)
-		w.close('}')
-	}
-	w.close(']')
+	})
 }
 
 const hexDigits = "0123456789abcdef"
