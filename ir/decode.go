@@ -15,7 +15,7 @@ import (
 // types) was most of the cost of doing so. FuzzDecodeDocument keeps the
 // two equal.
 func decodeDocument(data []byte) (*Document, error) {
-	s := envScanner{data: data}
+	s := jsonScanner{data: data}
 	s.ws()
 	var doc Document
 	if err := s.fields("the IR document", docFields, func(i int) error {
@@ -59,7 +59,7 @@ var (
 // fields reads an object (or null, which leaves the value as it is) whose
 // members must be among names, each at most once, calling field with the
 // index of each name once the scanner is at its value.
-func (s *envScanner) fields(what string, names []string, field func(i int) error) error {
+func (s *jsonScanner) fields(what string, names []string, field func(i int) error) error {
 	if s.null() {
 		return nil
 	}
@@ -88,7 +88,7 @@ func (s *envScanner) fields(what string, names []string, field func(i int) error
 
 // array reads an array (or null, which makes the slice nil: the caller
 // gets n = -1), calling elem for each element once the scanner is at it.
-func (s *envScanner) array(what string, elem func(i int) error) (n int, err error) {
+func (s *jsonScanner) array(what string, elem func(i int) error) (n int, err error) {
 	if s.null() {
 		return -1, nil
 	}
@@ -127,7 +127,7 @@ func (s *envScanner) array(what string, elem func(i int) error) (n int, err erro
 }
 
 // null consumes a null literal, if that is what comes next.
-func (s *envScanner) null() bool {
+func (s *jsonScanner) null() bool {
 	if s.i+4 <= len(s.data) && string(s.data[s.i:s.i+4]) == "null" {
 		s.i += 4
 		return true
@@ -136,7 +136,7 @@ func (s *envScanner) null() bool {
 }
 
 // string reads a string into dst (null leaves it).
-func (s *envScanner) string(dst *string) error {
+func (s *jsonScanner) string(dst *string) error {
 	if s.null() {
 		return nil
 	}
@@ -151,7 +151,7 @@ func (s *envScanner) string(dst *string) error {
 // number reads an integer of bits bits (null leaves dst), as encoding/json
 // stores a JSON number into an integer field: a literal with a fraction or
 // an exponent, or out of range, is an error.
-func (s *envScanner) number(bits int, signed bool, store func(int64, uint64)) error {
+func (s *jsonScanner) number(bits int, signed bool, store func(int64, uint64)) error {
 	if s.null() {
 		return nil
 	}
@@ -176,20 +176,20 @@ func (s *envScanner) number(bits int, signed bool, store func(int64, uint64)) er
 	return s.kindError("a number field", "a number")
 }
 
-func (s *envScanner) integer(dst *int) error {
+func (s *jsonScanner) integer(dst *int) error {
 	return s.number(strconv.IntSize, true, func(v int64, _ uint64) { *dst = int(v) })
 }
 
-func (s *envScanner) int64(dst *int64) error {
+func (s *jsonScanner) int64(dst *int64) error {
 	return s.number(64, true, func(v int64, _ uint64) { *dst = v })
 }
 
-func (s *envScanner) port(dst *uint16) error {
+func (s *jsonScanner) port(dst *uint16) error {
 	return s.number(16, false, func(_ int64, v uint64) { *dst = uint16(v) })
 }
 
 // boolean reads true or false (null leaves dst).
-func (s *envScanner) boolean(dst *bool) error {
+func (s *jsonScanner) boolean(dst *bool) error {
 	switch {
 	case s.null():
 	case s.i+4 <= len(s.data) && string(s.data[s.i:s.i+4]) == "true":
@@ -204,13 +204,13 @@ func (s *envScanner) boolean(dst *bool) error {
 	return nil
 }
 
-func (s *envScanner) strings(dst *[]string) error {
+func (s *jsonScanner) strings(dst *[]string) error {
 	return list(s, "a list of strings", dst, s.string)
 }
 
 // list reads an array (or null) into dst, each element with elem, as
 // encoding/json fills a slice field.
-func list[T any](s *envScanner, what string, dst *[]T, elem func(*T) error) error {
+func list[T any](s *jsonScanner, what string, dst *[]T, elem func(*T) error) error {
 	var out []T
 	n, err := s.array(what, func(int) error {
 		var zero T
@@ -233,7 +233,7 @@ func sliceOf[T any](v []T, n int) []T {
 	return v
 }
 
-func (s *envScanner) profile(p *Profile) error {
+func (s *jsonScanner) profile(p *Profile) error {
 	return s.fields("the profile", profileFields, func(i int) error {
 		switch i {
 		case 0:
@@ -255,7 +255,7 @@ func (s *envScanner) profile(p *Profile) error {
 	})
 }
 
-func (s *envScanner) filesystem(f *Filesystem) error {
+func (s *jsonScanner) filesystem(f *Filesystem) error {
 	return s.fields("filesystem", filesystemFields, func(i int) error {
 		switch i {
 		case 0:
@@ -296,7 +296,7 @@ func (s *envScanner) filesystem(f *Filesystem) error {
 
 // access reads an access name as Access.UnmarshalText does (null leaves
 // it).
-func (s *envScanner) access(dst *Access) error {
+func (s *jsonScanner) access(dst *Access) error {
 	if s.null() {
 		return nil
 	}
@@ -313,7 +313,7 @@ func (s *envScanner) access(dst *Access) error {
 	return nil
 }
 
-func (s *envScanner) path(p *Path) error {
+func (s *jsonScanner) path(p *Path) error {
 	return s.fields("a path", pathFields, func(i int) error {
 		if i == 0 {
 			return s.string(&p.Anchor)
@@ -322,7 +322,7 @@ func (s *envScanner) path(p *Path) error {
 	})
 }
 
-func (s *envScanner) network(n *Network) error {
+func (s *jsonScanner) network(n *Network) error {
 	return s.fields("network", networkFields, func(i int) error {
 		switch i {
 		case 0:
@@ -350,7 +350,7 @@ func (s *envScanner) network(n *Network) error {
 	})
 }
 
-func (s *envScanner) ports(dst *[]PortRange) error {
+func (s *jsonScanner) ports(dst *[]PortRange) error {
 	return list(s, "a list of port ranges", dst, func(r *PortRange) error {
 		return s.fields("a port range", portFields, func(i int) error {
 			switch i {
@@ -364,7 +364,7 @@ func (s *envScanner) ports(dst *[]PortRange) error {
 	})
 }
 
-func (s *envScanner) process(p *Process) error {
+func (s *jsonScanner) process(p *Process) error {
 	return s.fields("process", processFields, func(i int) error {
 		switch i {
 		case 0:
@@ -396,7 +396,7 @@ func (s *envScanner) process(p *Process) error {
 	})
 }
 
-func (s *envScanner) rng(r *Range) error {
+func (s *jsonScanner) rng(r *Range) error {
 	return s.fields("a source range", rangeFields, func(i int) error {
 		switch i {
 		case 0:
@@ -408,7 +408,7 @@ func (s *envScanner) rng(r *Range) error {
 	})
 }
 
-func (s *envScanner) pos(p *Pos) error {
+func (s *jsonScanner) pos(p *Pos) error {
 	return s.fields("a source position", posFields, func(i int) error {
 		switch i {
 		case 0:

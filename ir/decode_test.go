@@ -78,7 +78,7 @@ func TestDecodeDocument(t *testing.T) {
 		}
 		found[name] = true
 		// The value's end: the scanner finds it.
-		s := envScanner{data: ir, i: at + len(key)}
+		s := jsonScanner{data: ir, i: at + len(key)}
 		if err := s.skipValue(); err != nil {
 			t.Fatal(err)
 		}

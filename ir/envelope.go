@@ -9,10 +9,10 @@ import (
 	"unicode/utf8"
 )
 
-// maxEnvelopeDepth bounds the nesting of the values an artifact holds, as
-// encoding/json bounds its decoder's (10,000), so that a hostile file cannot
-// exhaust the stack.
-const maxEnvelopeDepth = 10000
+// maxJSONDepth bounds the nesting of the values jsonScanner reads (an
+// artifact, an IR document), as encoding/json bounds its decoder's
+// (10,000), so that a hostile file cannot exhaust the stack.
+const maxJSONDepth = 10000
 
 // parseEnvelope decodes an artifact file's outer object: its four string
 // fields, the IR and each target's data as compact raw values (see
@@ -28,7 +28,7 @@ const maxEnvelopeDepth = 10000
 // the string fields must be strings and "targets" an object (not null).
 // sbc writes none of these.
 func parseEnvelope(data []byte) (*Artifact, error) {
-	s := envScanner{data: data, artifact: true}
+	s := jsonScanner{data: data, artifact: true}
 	s.ws()
 	if start := s.i; start < len(data) && data[start] != '{' {
 		// Not an object: say whether it is JSON at all.
@@ -71,7 +71,7 @@ var (
 )
 
 // targets decodes the "targets" object: name to {format, digest, data}.
-func (s *envScanner) targets() (map[string]TargetOutput, error) {
+func (s *jsonScanner) targets() (map[string]TargetOutput, error) {
 	if s.i < len(s.data) && s.data[s.i] != '{' {
 		return nil, s.kindError("targets", "an object")
 	}
@@ -104,8 +104,9 @@ func (s *envScanner) targets() (map[string]TargetOutput, error) {
 	return m, err
 }
 
-// envScanner reads JSON from data at i.
-type envScanner struct {
+// jsonScanner reads JSON from data at i: the artifact's envelope here, the
+// IR document in decode.go.
+type jsonScanner struct {
 	data  []byte
 	i     int
 	depth int
@@ -137,7 +138,7 @@ func jsonKind(c byte) string {
 
 // fail makes an error of msg: one that wraps ErrCorrupt when reading an
 // artifact file's envelope (the IR's decoder leaves that to its caller).
-func (s *envScanner) fail(msg string) error {
+func (s *jsonScanner) fail(msg string) error {
 	if s.artifact {
 		return fmt.Errorf("%w: %s", ErrCorrupt, msg)
 	}
@@ -145,20 +146,20 @@ func (s *envScanner) fail(msg string) error {
 }
 
 // errorf reports a syntax error at the current byte.
-func (s *envScanner) errorf(format string, args ...any) error {
+func (s *jsonScanner) errorf(format string, args ...any) error {
 	return s.fail("not valid JSON at " + s.where(s.i) + ": " + fmt.Sprintf(format, args...))
 }
 
 // invalidf reports valid JSON that is not what an artifact holds there
 // (a field unknown or given twice, a value of the wrong kind) at byte at.
-func (s *envScanner) invalidf(at int, format string, args ...any) error {
+func (s *jsonScanner) invalidf(at int, format string, args ...any) error {
 	return s.fail("at " + s.where(at) + ": " + fmt.Sprintf(format, args...))
 }
 
 // where names byte offset at as a line and column (1-based, the column in
 // characters, as editors count them) and the byte (1-based, as
 // encoding/json's errors gave it).
-func (s *envScanner) where(at int) string {
+func (s *jsonScanner) where(at int) string {
 	at = min(at, len(s.data))
 	line, start := 1, 0
 	for i, c := range s.data[:at] {
@@ -169,12 +170,12 @@ func (s *envScanner) where(at int) string {
 	return fmt.Sprintf("line %d, column %d (byte %d)", line, utf8.RuneCount(s.data[start:at])+1, at+1)
 }
 
-func (s *envScanner) truncated() error {
+func (s *jsonScanner) truncated() error {
 	return s.fail(fmt.Sprintf("truncated: the JSON ends after %d bytes", len(s.data)))
 }
 
 // unexpected reports the byte at i (or the end) where what was expected.
-func (s *envScanner) unexpected(what string) error {
+func (s *jsonScanner) unexpected(what string) error {
 	if s.i >= len(s.data) {
 		return s.truncated()
 	}
@@ -183,7 +184,7 @@ func (s *envScanner) unexpected(what string) error {
 
 // kindError reports a field whose value has the wrong kind (after checking
 // that it is JSON at all).
-func (s *envScanner) kindError(field, want string) error {
+func (s *jsonScanner) kindError(field, want string) error {
 	at := s.i
 	if err := s.skipValue(); err != nil {
 		return err
@@ -204,7 +205,7 @@ func quoteChar(c byte) string {
 }
 
 // ws skips whitespace (and leaves it out of a compacted value).
-func (s *envScanner) ws() {
+func (s *jsonScanner) ws() {
 	j := s.i
 	for j < len(s.data) && (s.data[j] == ' ' || s.data[j] == '\n' || s.data[j] == '\t' || s.data[j] == '\r') {
 		j++
@@ -218,7 +219,7 @@ func (s *envScanner) ws() {
 
 // object reads an object at i (which is '{'), calling field with each
 // name once the scanner is at its value; field must consume the value.
-func (s *envScanner) object(field func(name string) error) error {
+func (s *jsonScanner) object(field func(name string) error) error {
 	s.i++ // '{'
 	s.ws()
 	if s.i < len(s.data) && s.data[s.i] == '}' {
@@ -261,7 +262,7 @@ func (s *envScanner) object(field func(name string) error) error {
 }
 
 // stringField reads a string value for field.
-func (s *envScanner) stringField(field string) (string, error) {
+func (s *jsonScanner) stringField(field string) (string, error) {
 	if s.i < len(s.data) && s.data[s.i] != '"' {
 		return "", s.kindError(field, "a string")
 	}
@@ -269,7 +270,7 @@ func (s *envScanner) stringField(field string) (string, error) {
 }
 
 // str reads a string at i (which is '"') and returns its value.
-func (s *envScanner) str() (string, error) {
+func (s *jsonScanner) str() (string, error) {
 	start := s.i
 	if err := s.skipString(); err != nil {
 		return "", err
@@ -291,7 +292,7 @@ func (s *envScanner) str() (string, error) {
 // compactValue reads any value and returns its compact form: without
 // insignificant whitespace, as json.Compact writes it (the digests are
 // over that form, so an artifact may be re-indented).
-func (s *envScanner) compactValue() ([]byte, error) {
+func (s *jsonScanner) compactValue() ([]byte, error) {
 	s.compacting, s.mark, s.out = true, s.i, nil
 	err := s.skipValue()
 	out := append(s.out, s.data[s.mark:s.i]...)
@@ -303,7 +304,7 @@ func (s *envScanner) compactValue() ([]byte, error) {
 }
 
 // skipValue validates the value at i and moves past it.
-func (s *envScanner) skipValue() error {
+func (s *jsonScanner) skipValue() error {
 	if s.i >= len(s.data) {
 		return s.truncated()
 	}
@@ -324,9 +325,9 @@ func (s *envScanner) skipValue() error {
 	return s.unexpected("looking for the beginning of a value")
 }
 
-func (s *envScanner) skipContainer() error {
+func (s *jsonScanner) skipContainer() error {
 	s.depth++
-	if s.depth > maxEnvelopeDepth {
+	if s.depth > maxJSONDepth {
 		return s.errorf("exceeded max depth")
 	}
 	obj := s.data[s.i] == '{'
@@ -385,7 +386,7 @@ func (s *envScanner) skipContainer() error {
 // skipString moves past the string at i (which is '"'): control
 // characters must be escaped, escapes must be JSON's; other bytes pass
 // unchecked, as in encoding/json's scanner.
-func (s *envScanner) skipString() error {
+func (s *jsonScanner) skipString() error {
 	d := s.data
 	i := s.i + 1
 	for i < len(d) {
@@ -436,7 +437,7 @@ func isHex(c byte) bool {
 }
 
 // skipNumber moves past a number: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
-func (s *envScanner) skipNumber() error {
+func (s *jsonScanner) skipNumber() error {
 	d := s.data
 	if d[s.i] == '-' {
 		s.i++
@@ -476,7 +477,7 @@ func (s *envScanner) skipNumber() error {
 	return nil
 }
 
-func (s *envScanner) skipLiteral(lit string) error {
+func (s *jsonScanner) skipLiteral(lit string) error {
 	for k := 0; k < len(lit); k++ {
 		if s.i >= len(s.data) {
 			return s.truncated()

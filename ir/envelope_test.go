@@ -90,10 +90,10 @@ func TestParseEnvelope(t *testing.T) {
 		{"trailing comma", `{"ir":[1,]}`, "looking for the beginning of a value"},
 		{"missing colon", `{"ir" 1}`, "after an object key"},
 		{"key not string", `{ir:1}`, "looking for the beginning of an object key string"},
-		{"too deep", `{"ir":` + strings.Repeat("[", maxEnvelopeDepth) + strings.Repeat("]", maxEnvelopeDepth) + `}`, "exceeded max depth"},
-		{"deep enough", `{"ir":` + strings.Repeat("[", maxEnvelopeDepth-1) + strings.Repeat("]", maxEnvelopeDepth-1) + `}`, ""},
-		{"too deep in a target", `{"targets":{"l":{"data":` + strings.Repeat("[", maxEnvelopeDepth-2) + strings.Repeat("]", maxEnvelopeDepth-2) + `}}}`, "exceeded max depth"},
-		{"deep enough in a target", `{"targets":{"l":{"data":` + strings.Repeat("[", maxEnvelopeDepth-3) + strings.Repeat("]", maxEnvelopeDepth-3) + `}}}`, ""},
+		{"too deep", `{"ir":` + strings.Repeat("[", maxJSONDepth) + strings.Repeat("]", maxJSONDepth) + `}`, "exceeded max depth"},
+		{"deep enough", `{"ir":` + strings.Repeat("[", maxJSONDepth-1) + strings.Repeat("]", maxJSONDepth-1) + `}`, ""},
+		{"too deep in a target", `{"targets":{"l":{"data":` + strings.Repeat("[", maxJSONDepth-2) + strings.Repeat("]", maxJSONDepth-2) + `}}}`, "exceeded max depth"},
+		{"deep enough in a target", `{"targets":{"l":{"data":` + strings.Repeat("[", maxJSONDepth-3) + strings.Repeat("]", maxJSONDepth-3) + `}}}`, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -143,7 +143,7 @@ func FuzzEnvelopeSyntax(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		s := envScanner{data: data}
+		s := jsonScanner{data: data}
 		s.ws()
 		got, err := s.compactValue()
 		s.ws()

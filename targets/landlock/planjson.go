@@ -104,10 +104,10 @@ func (p *Plan) AppendJSON(b []byte) ([]byte, error) {
 	})
 	w.close('}')
 	if len(p.Base) > 0 {
-		w.strings("base", p.Base)
+		w.names("base", p.Base)
 	}
 	if len(p.Seccomp) > 0 {
-		w.strings("seccomp", p.Seccomp)
+		w.names("seccomp", p.Seccomp)
 	}
 	objects(&w, "fidelity", p.Fidelity, nullIfNil, func(f *Fidelity) {
 		w.str("rule", f.Rule)
@@ -207,19 +207,11 @@ func (w *jsonWriter) boolean(k string, v bool) {
 	w.b = strconv.AppendBool(w.b, v)
 }
 
-// names writes a rights set as MarshalJSON does: a list, never null.
-func (w *jsonWriter) names(k string, names []string) {
+// names writes a list of strings, [] when empty: a rights set as its
+// MarshalJSON writes it (never null), or a string slice the caller writes
+// only when it is not empty (omitempty).
+func (w *jsonWriter) names(k string, v []string) {
 	w.key(k)
-	w.list(names)
-}
-
-// strings writes a string slice that is not nil.
-func (w *jsonWriter) strings(k string, v []string) {
-	w.key(k)
-	w.list(v)
-}
-
-func (w *jsonWriter) list(v []string) {
 	w.open('[')
 	for _, s := range v {
 		w.elem()
