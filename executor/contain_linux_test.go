@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -31,24 +32,34 @@ exec sleep $TOKEN
 func TestKilledExecutor(t *testing.T) {
 	for _, c := range []Containment{ContainmentPIDNamespace, ContainmentCgroup} {
 		t.Run(modeName(c), func(t *testing.T) {
+			// Under cgroup containment the helpers run in a cgroup of the
+			// test's own: every executor run clears the leftovers of dead
+			// executors in its parent cgroup, and go test runs other
+			// packages' executors beside this one, which would clear the
+			// leftovers this test counts before it counts them.
+			cgroupDir, cgroupFD := "", -1
 			if c == ContainmentCgroup {
-				cg, err := newCgroup()
-				if err != nil {
-					t.Skipf("cgroup containment unavailable: %v", err)
+				cgroupDir, cgroupFD = testCgroup(t)
+			}
+			startHelper := func(script string, token string) (*exec.Cmd, io.ReadCloser) {
+				t.Helper()
+				helper := exec.Command(os.Args[0], "-test.run=^$")
+				helper.Env = append(os.Environ(), helperEnv+"="+string(c), helperScriptEnv+"="+script, "TOKEN="+token)
+				if cgroupFD >= 0 {
+					helper.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: cgroupFD}
 				}
-				cg.destroy()
+				out, err := helper.StdoutPipe()
+				if err != nil {
+					t.Fatal(err)
+				}
+				helper.Stderr = os.Stderr
+				if err := helper.Start(); err != nil {
+					t.Fatal(err)
+				}
+				return helper, out
 			}
 			token := nonce()
-			helper := exec.Command(os.Args[0], "-test.run=^$")
-			helper.Env = append(os.Environ(), helperEnv+"="+string(c), helperScriptEnv+"="+escapes, "TOKEN="+token)
-			out, err := helper.StdoutPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			helper.Stderr = os.Stderr
-			if err := helper.Start(); err != nil {
-				t.Fatal(err)
-			}
+			helper, out := startHelper(escapes, token)
 			defer helper.Wait()
 			defer helper.Process.Kill()
 			sc := bufio.NewScanner(out)
@@ -68,15 +79,15 @@ func TestKilledExecutor(t *testing.T) {
 				if _, err := waitCount(token, 3, 20*time.Second); err != nil {
 					t.Fatalf("before the next run: %v", err)
 				}
-				parent, err := ownCgroupDir()
-				if err != nil {
-					t.Fatal(err)
-				}
-				leftovers, _ := filepath.Glob(filepath.Join(parent, fmt.Sprintf("%s%d-*", cgroupPrefix, helper.Process.Pid)))
+				leftovers, _ := filepath.Glob(filepath.Join(cgroupDir, fmt.Sprintf("%s%d-*", cgroupPrefix, helper.Process.Pid)))
 				if len(leftovers) != 1 {
 					t.Fatalf("leftover cgroups of the killed executor: %v", leftovers)
 				}
-				runIn(t, context.Background(), ContainmentCgroup, Request{Argv: []string{"true"}})
+				next, out := startHelper("true", nonce())
+				io.Copy(io.Discard, out)
+				if err := next.Wait(); err != nil {
+					t.Fatalf("the next run: %v", err)
+				}
 				if _, err := os.Stat(leftovers[0]); !errors.Is(err, os.ErrNotExist) {
 					t.Errorf("leftover cgroup %s not removed: %v", leftovers[0], err)
 				}
@@ -84,6 +95,35 @@ func TestKilledExecutor(t *testing.T) {
 			waitGone(t, token, 20*time.Second)
 		})
 	}
+}
+
+// testCgroup creates a cgroup below the test's own for helper processes,
+// opened for clone3's CLONE_INTO_CGROUP; it is killed and removed when the
+// test ends. The test is skipped when this user cannot create cgroups.
+func testCgroup(t *testing.T) (dir string, fd int) {
+	t.Helper()
+	parent, err := ownCgroupDir()
+	if err != nil {
+		t.Skipf("cgroup containment unavailable: %v", err)
+	}
+	// Not cgroupPrefix: executors clearing leftovers must not touch it.
+	dir = filepath.Join(parent, fmt.Sprintf("sbxtest-%d-%s", os.Getpid(), nonce()))
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Skipf("cgroup containment unavailable: %v", err)
+	}
+	fd, err = syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		os.Remove(dir)
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		syscall.Close(fd)
+		cg := &cgroup{dir: dir, fd: -1}
+		if err := cg.destroy(); err != nil {
+			t.Errorf("removing the test cgroup: %v", err)
+		}
+	})
+	return dir, fd
 }
 
 func TestFallbackChain(t *testing.T) {

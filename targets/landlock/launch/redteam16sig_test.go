@@ -213,13 +213,18 @@ func TestRedTeam16SigCtrlZHole(t *testing.T) {
 		}
 		sbxPid := fmt.Sprint(cmd.Process.Pid)
 		cmd.Process.Signal(syscall.SIGTSTP)
-		deadline := time.Now().Add(2 * time.Second)
+		// Generous deadlines (each wait ends when the state is reached):
+		// the stop reaches the shell through the namespace's init, which
+		// a loaded machine (go test runs packages side by side) may not
+		// schedule for a while.
+		deadline := time.Now().Add(10 * time.Second)
 		for time.Now().Before(deadline) && rt16State(sbxPid) != "T" {
 			time.Sleep(5 * time.Millisecond)
 		}
 		if st := rt16State(sbxPid); st != "T" {
 			t.Fatalf("sbx did not stop on SIGTSTP (state %q)", st)
 		}
+		deadline = time.Now().Add(10 * time.Second)
 		for time.Now().Before(deadline) && rt16State(shell) != "T" {
 			time.Sleep(5 * time.Millisecond)
 		}
