@@ -514,10 +514,17 @@ func TestExitsAfterLingers(t *testing.T) {
 	if res.ExitCode != 4 || string(res.Stdout.Head) != "done\n" {
 		t.Fatalf("exit %d, stdout %q", res.ExitCode, res.Stdout.Head)
 	}
-	time.Sleep(50 * time.Millisecond)
-	st, err := os.ReadFile("/proc/" + strconv.Itoa(res.Pid) + "/stat")
-	if err != nil {
-		t.Fatalf("the init is gone: %v", err)
+	// The init reported the end and goes to sleep waiting for this
+	// process's exit: poll until it sleeps (it must not exit meanwhile).
+	var st []byte
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		st, err = os.ReadFile("/proc/" + strconv.Itoa(res.Pid) + "/stat")
+		if err != nil {
+			t.Fatalf("the init is gone: %v", err)
+		}
+		if f := strings.Fields(string(st)); len(f) >= 3 && f[2] == "S" || time.Now().After(deadline) {
+			break
+		}
 	}
 	if f := strings.Fields(string(st)); len(f) < 3 || f[2] != "S" {
 		t.Fatalf("the init is not waiting: %s", st)

@@ -376,12 +376,18 @@ func TestRedTeam10AbandonedEarly(t *testing.T) {
 		// During a run: sbx's children are one init (and nothing else of
 		// sbx's but a supervisor, which is not its child); no zombie.
 		tok := rt6Token()
-		cmd := rt6Cmd(u, tr.env(), "--json", "--cwd", tr.proj, "--", "/bin/sh", "-c", "sleep 1", tok)
+		cmd := rt6Cmd(u, tr.env(), "--json", "--cwd", tr.proj, "--", "/bin/sh", "-c", "sleep 2; :", tok)
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(500 * time.Millisecond)
 		sbxPid := cmd.Process.Pid // also as another user: setpriv execs sbx
+		// Once the command's shell runs (it carries tok), the children are
+		// listed within its 2 s.
+		if !rt15fAwaitStarted(sbxPid, tok, 10*time.Second) {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatal("the command never started")
+		}
 		var kids []string
 		ents, _ := os.ReadDir("/proc")
 		for _, e := range ents {

@@ -467,7 +467,13 @@ func TestRedTeam11InitFdsAtStart(t *testing.T) {
 		if err := sl.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(100 * time.Millisecond)
+		// setpriv execs sleep in the same process (until then, having
+		// changed its ids, it is not dumpable): wait until it has.
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			if b, _ := os.ReadFile("/proc/" + strconv.Itoa(sl.Process.Pid) + "/comm"); strings.TrimSpace(string(b)) == "sleep" {
+				break
+			}
+		}
 		got := rt11Fields(rt11Unsandboxed(t, u, rt, "proc-fds", strconv.Itoa(sl.Process.Pid), "1"))
 		sl.Process.Kill()
 		sl.Wait()

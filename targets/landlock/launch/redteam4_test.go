@@ -521,9 +521,11 @@ func TestRedTeam4ExitStatusHeld(t *testing.T) {
 				t.Errorf("%v: exit %d signal %q (want %d %q) %q", c.argv, r.ExitCode, r.Signal, c.code, c.sig, r.Stderr)
 			}
 		}
-		time.Sleep(time.Second)
-		if fileExists(marker) {
-			t.Errorf("a background child outlived the command")
+		// The background shells carry the marker's path in their command
+		// lines: none may be left once sbx has returned.
+		if left := rt11AwaitGone(marker, 5*time.Second); len(left) > 0 || fileExists(marker) {
+			t.Errorf("a background child outlived the command: %q, marker written %v", left, fileExists(marker))
+			rt11KillAll(marker)
 		}
 	})
 }
@@ -547,8 +549,8 @@ func TestRedTeam4TimeoutHeld(t *testing.T) {
 			t.Errorf("%v: exit %d timed out %v after %v", argv, r.ExitCode, r.TimedOut, time.Since(start))
 		}
 	}
-	time.Sleep(2500 * time.Millisecond)
-	if fileExists(marker) {
-		t.Errorf("a process outlived the timeout")
+	if left := rt11AwaitGone(marker, 5*time.Second); len(left) > 0 || fileExists(marker) {
+		t.Errorf("a process outlived the timeout: %q, marker written %v", left, fileExists(marker))
+		rt11KillAll(marker)
 	}
 }

@@ -627,9 +627,12 @@ func TestRedTeamPipeline(t *testing.T) {
 	t.Run("descendant survives the leader", func(t *testing.T) {
 		marker := f.ws + "/survivor"
 		r := sbx("5s", "(setsid sh -c 'exec >/dev/null 2>&1; sleep 1; echo alive > "+marker+"' &); echo leader-done")
-		time.Sleep(1500 * time.Millisecond)
-		if r.ExitCode != 0 || fileExists(marker) {
-			t.Errorf("exit %d, survivor wrote %v", r.ExitCode, fileExists(marker))
+		// The survivor's shell carries the marker's path in its command
+		// line: it must be gone once sbx has returned.
+		left := rt11AwaitGone(marker, 5*time.Second)
+		if r.ExitCode != 0 || len(left) > 0 || fileExists(marker) {
+			t.Errorf("exit %d, survivors %q, survivor wrote %v", r.ExitCode, left, fileExists(marker))
+			rt11KillAll(marker)
 		}
 	})
 	t.Run("zombie storm", func(t *testing.T) {
@@ -649,7 +652,21 @@ func TestRedTeamPipeline(t *testing.T) {
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
-			time.Sleep(700 * time.Millisecond)
+			// Signal once the ticker has ticked (it carries the marker's
+			// path in its command line, as does every shell of the run).
+			for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+				if b, _ := os.ReadFile(marker); len(b) > 0 {
+					break
+				}
+			}
+			if b, _ := os.ReadFile(marker); len(b) == 0 {
+				cmd.Process.Kill()
+				cmd.Wait()
+				t.Fatal("the ticker never ticked")
+			}
+			if len(rt11Procs(marker)) == 0 {
+				t.Fatal("no process of the run carries the marker's path: the survivors check would see nothing")
+			}
 			cmd.Process.Signal(sig)
 			done := make(chan error, 1)
 			go func() { done <- cmd.Wait() }()
@@ -660,12 +677,9 @@ func TestRedTeamPipeline(t *testing.T) {
 				<-done
 				t.Fatalf("sbx did not exit after %v", sig)
 			}
-			time.Sleep(300 * time.Millisecond)
-			a, _ := os.ReadFile(marker)
-			time.Sleep(400 * time.Millisecond)
-			b, _ := os.ReadFile(marker)
-			if len(a) == 0 || string(a) != string(b) {
-				t.Errorf("a descendant survives sbx's %v (%q -> %q)", sig, a, b)
+			if left := rt11AwaitGone(marker, 5*time.Second); len(left) > 0 {
+				t.Errorf("descendants survive sbx's %v: %q", sig, left)
+				rt11KillAll(marker)
 			}
 			if sig != syscall.SIGKILL {
 				var r rtResult
@@ -678,11 +692,18 @@ func TestRedTeamPipeline(t *testing.T) {
 	t.Run("cwd deleted during the run", func(t *testing.T) {
 		d := f.base + "/gone"
 		os.Mkdir(d, 0o755)
-		cmd := rtCmd(rtOpts{u: users[0], args: []string{"--timeout", "5s", "--profile", "workspace", "--cwd", d, "--", "/bin/sh", "-c", "sleep 0.5; touch x; echo rc=$?"}})
+		// The command marks that it runs, then waits until the test has
+		// removed its cwd (the mark goes with it).
+		cmd := rtCmd(rtOpts{u: users[0], args: []string{"--timeout", "20s", "--profile", "workspace", "--cwd", d, "--", "/bin/sh", "-c",
+			"touch started; while [ -e started ]; do sleep 0.02; done; touch x; echo rc=$?"}})
 		var out strings.Builder
 		cmd.Stdout = &out
-		cmd.Start()
-		time.Sleep(200 * time.Millisecond)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline) && !fileExists(d+"/started"); {
+			time.Sleep(5 * time.Millisecond)
+		}
 		os.RemoveAll(d)
 		cmd.Wait()
 		var r rtResult
@@ -993,24 +1014,39 @@ func TestRedTeam2InotifyUnreadable(t *testing.T) {
 		if err := os.WriteFile(f.ws+"/rt", data, 0o755); err != nil {
 			t.Fatal(err)
 		}
+		// creating makes name appear in dir over and over until stop is
+		// closed, so that it is created after the watch is set up, however
+		// late the command starts.
+		creating := func(dir, name string) (stop func()) {
+			done, finished := make(chan struct{}), make(chan struct{})
+			go func() {
+				defer close(finished)
+				for {
+					os.WriteFile(filepath.Join(dir, name), nil, 0o644)
+					os.Remove(filepath.Join(dir, name))
+					select {
+					case <-done:
+						return
+					case <-time.After(20 * time.Millisecond):
+					}
+				}
+			}()
+			return func() { close(done); <-finished }
+		}
 		// A directory outside every rule: the watch is refused.
-		go func() {
-			time.Sleep(500 * time.Millisecond)
-			os.WriteFile(f.outside+"/SECRETNAME", nil, 0o644)
-		}()
+		stop := creating(f.outside, "SECRETNAME")
 		r := rtRun(t, rtOpts{u: u, env: []string{"HOME=" + f.home},
 			args: []string{"--artifact", filepath.Join(bin, "t-narrow.json"), "--cwd", f.ws, "--", f.ws + "/rt", "inotify", f.outside}})
+		stop()
 		if strings.Contains(r.Stdout, "SECRETNAME") || strings.TrimSpace(r.Stdout) != "EACCES" {
 			t.Errorf("watch on an unreadable directory: %q %q %q (want EACCES)", r.Stdout, r.Stderr, r.SbxError)
 		}
 		// The readable workspace (relative path, through the supervisor):
 		// the watch works and sees the new name.
-		go func() {
-			time.Sleep(500 * time.Millisecond)
-			os.WriteFile(f.ws+"/sub/NEWNAME", nil, 0o644)
-		}()
+		stop = creating(f.ws+"/sub", "NEWNAME")
 		r = rtRun(t, rtOpts{u: u, env: []string{"HOME=" + f.home},
 			args: []string{"--artifact", filepath.Join(bin, "t-narrow.json"), "--cwd", f.ws, "--", f.ws + "/rt", "inotify", "sub"}})
+		stop()
 		if r.Stdout != "watching\nevent NEWNAME\n" {
 			t.Errorf("watch on a readable directory: %q %q %q", r.Stdout, r.Stderr, r.SbxError)
 		}
