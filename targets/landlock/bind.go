@@ -125,23 +125,53 @@ func hostDir(p string) string {
 }
 
 // runDirs are where the host keeps what it runs or reads as configuration
-// later, outside any sandbox: programs, libraries, configuration and
-// crontabs. A writable working directory or TMPDIR must not lie in one
-// (runDir): --cwd /usr/local/bin run by root would let the command replace
-// the tools root runs next. Directories elsewhere below system ones
-// (/usr/local/src, /usr/src/app, /usr/share/nginx/html) stay usable.
+// later, outside any sandbox: programs, libraries, scripts interpreters
+// load (perl's and Python's module paths, shell completions), package
+// managers' databases and maintainer scripts, configuration and crontabs.
+// A writable working directory or TMPDIR must not lie in one (runDir):
+// --cwd /usr/local/bin run by root would let the command replace the tools
+// root runs next, --cwd /usr/share/perl5 the modules root's debconf loads
+// at the next package installation. All of /usr is such a place but the
+// source trees runAllowed lists; elsewhere (/var/lib/jenkins/workspace,
+// /var/www, /opt/app) a project directory stays usable.
 var runDirs = []string{
-	"/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
-	"/usr/bin", "/usr/sbin", "/usr/lib", "/usr/lib32", "/usr/lib64", "/usr/libx32", "/usr/libexec",
-	"/usr/local/bin", "/usr/local/sbin", "/usr/local/lib", "/usr/local/lib64", "/usr/local/libexec", "/usr/local/etc",
-	"/var/spool/cron",
+	"/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/usr",
+	"/var/spool", "/var/lib/dpkg", "/var/lib/apt", "/var/lib/ucf", "/var/cache/debconf",
+	"/var/lib/rpm", "/var/lib/dnf", "/var/lib/yum", "/var/lib/pacman", "/var/lib/apk",
+	"/var/lib/systemd", "/var/lib/polkit-1", "/var/lib/dbus", "/var/lib/pam", "/var/lib/sudo",
+	"/var/lib/AccountsService",
 }
 
-// runDir returns the entry of runDirs that p is or lies in, or "".
+// runAllowed are the directories below runDirs where projects live: the
+// conventional source trees.
+var runAllowed = []string{"/usr/src", "/usr/local/src"}
+
+// runDir returns the directory of runDirs that p is or lies in, named as
+// precisely as its first levels allow (/usr/share for
+// /usr/share/perl5/Debconf), or "".
 func runDir(p string) string {
+	for _, a := range runAllowed {
+		if ir.PathWithin(p, a) {
+			return ""
+		}
+	}
 	for _, d := range runDirs {
-		if ir.PathWithin(p, d) {
+		if !ir.PathWithin(p, d) {
+			continue
+		}
+		if d != "/usr" {
 			return d
+		}
+		// /usr/share, /usr/local/share: one level below /usr (two below
+		// /usr/local), as the error names it.
+		parts := strings.SplitN(strings.TrimPrefix(p, "/usr/"), "/", 3)
+		switch {
+		case p == "/usr":
+			return "/usr"
+		case parts[0] == "local" && len(parts) > 1:
+			return "/usr/local/" + parts[1]
+		default:
+			return "/usr/" + parts[0]
 		}
 	}
 	return ""
@@ -194,7 +224,11 @@ func kernelDir(p string) (dir, what string) {
 //   - any of them that is or contains the home directory ({home}), unless
 //     the profile grants write on {home} or / itself: the shell's start-up
 //     files, SSH keys and credentials ($TMPDIR=$HOME, a working directory
-//     at the home directory, $HOME below /tmp);
+//     at the home directory, $HOME below /tmp); and likewise the home
+//     directory of the account sbx runs as (accountHome, from
+//     /etc/passwd: AccountHome) when $HOME names another directory or
+//     none (HOME=/, as daemons and containers often have it, or a CI
+//     job's scratch home: --cwd /root must still be refused for root);
 //   - any of them inside a protected name (a working directory or
 //     $TMPDIR in a repository's .git): the repository's hooks and
 //     configuration, which git runs on the host;
@@ -202,8 +236,9 @@ func kernelDir(p string) (dir, what string) {
 //     (TMPDIR at a read-only folder of the workspace): the carve-out
 //     would be reopened writable.
 //
-// plan may be nil (no protected names, no rule of the profile's own).
-func CheckWritableRoots(s *Spec, plan *Plan, b ir.Bindings) error {
+// plan may be nil (no protected names, no rule of the profile's own);
+// accountHome may be "" (unknown).
+func CheckWritableRoots(s *Spec, plan *Plan, b ir.Bindings, accountHome string) error {
 	writable := map[string]bool{}
 	for _, m := range s.Mounts {
 		if m.Kind == MountReadWrite {
@@ -280,12 +315,22 @@ func CheckWritableRoots(s *Spec, plan *Plan, b ir.Bindings) error {
 		if root == "" || !writable[root] {
 			continue
 		}
-		if !homeGranted && home != "" && home != "/" && (root == home || strings.HasPrefix(home, strings.TrimSuffix(root, "/")+"/")) {
+		covers := func(h string) bool {
+			return h != "" && h != "/" && (root == h || strings.HasPrefix(h, strings.TrimSuffix(root, "/")+"/"))
+		}
+		if !homeGranted && covers(home) {
 			how := "is your home directory"
 			if root != home {
 				how = "contains your home directory " + home
 			}
 			return fmt.Errorf("binding {%s}: %s %s: making it writable would let the command change your shell start-up files, SSH keys and credentials, which run outside the sandbox; refusing (%s)", a.anchor, strings.TrimSpace(a.what+" "+root), how, a.way)
+		}
+		if accountHome != home && covers(accountHome) {
+			how := "is"
+			if root != accountHome {
+				how = "contains"
+			}
+			return fmt.Errorf("binding {%s}: %s %s the home directory of your account, %s (HOME is %q): making it writable would let the command change its shell start-up files, SSH keys and credentials, which run outside the sandbox; refusing (%s)", a.anchor, strings.TrimSpace(a.what+" "+root), how, accountHome, home, a.way)
 		}
 		for _, c := range carveOuts {
 			if ir.PathWithin(root, c.path) {
@@ -318,6 +363,20 @@ func ParseBindings(flags []string, into ir.Bindings) error {
 		into[name] = append(into[name], path.Clean(p))
 	}
 	return nil
+}
+
+// AccountHome returns the home directory of uid's account in /etc/passwd,
+// or "" (no such entry, no file, or not an absolute path), cleaned and
+// with symbolic links resolved like the anchors' paths.
+func AccountHome(uid int) string {
+	h := passwdHome(uid)
+	if !filepath.IsAbs(h) {
+		return ""
+	}
+	if r, err := filepath.EvalSymlinks(h); err == nil {
+		return r
+	}
+	return filepath.Clean(h)
 }
 
 // passwdHome reads the home directory of uid from /etc/passwd (no cgo).

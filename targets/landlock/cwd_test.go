@@ -22,49 +22,78 @@ func TestCheckWritableCwd(t *testing.T) {
 		cwd, home string
 		spec      *landlock.Spec
 		want      string // substring of the error; "" for none
+		account   string // the account's home (/etc/passwd)
 	}{
-		{"/", "/home/u", nil, "would make / writable"},
-		{"/etc", "/home/u", nil, "would make /etc writable"},
-		{"/usr/local/src", "/home/u", nil, ""},
-		{"/usr/src/app", "/root", nil, ""},
-		{"/usr/share/nginx/html", "/root", nil, ""},
-		{"/usr/local/bin", "/root", nil, "lies in /usr/local/bin, where the host keeps programs"},
-		{"/usr/lib/python3/dist-packages", "/root", nil, "lies in /usr/lib,"},
-		{"/etc/cron.d", "/root", nil, "lies in /etc,"},
-		{"/etc/systemd/system", "/home/u", nil, "lies in /etc,"},
-		{"/var/spool/cron/crontabs", "/root", nil, "lies in /var/spool/cron,"},
-		{"/var/lib/jenkins/workspace/job", "/var/lib/jenkins", nil, ""},
-		{"/usr/local/binx", "/root", nil, ""},          // a sibling sharing a prefix
-		{"/etc/cron.d", "/root", &landlock.Spec{}, ""}, // not writable
-		{"/var", "/root", nil, "would make /var writable"},
-		{"/home", "/root", nil, "would make /home writable"}, // every user's home
-		{"/var/tmp/ws", "/root", nil, ""},
-		{"/srv/ws", "/root", nil, ""},
-		{"/home/u", "/home/u", nil, "is your home directory"},
-		{"/home", "/home/u", nil, "would make /home writable"},
-		{"/data", "/data/u", nil, "contains your home directory /data/u"},
-		{"/home/u/proj", "/home/u", nil, ""},
-		{"/home/u2", "/home/u", nil, ""},             // a sibling sharing a prefix
-		{"/home/u", "/home/u2", nil, ""},             // the same, the other way round
-		{"/srv/ws", "", nil, ""},                     // {home} unbound
-		{"/srv/ws", "/", nil, ""},                    // HOME=/: every cwd is below it
-		{"/root", "/root", &landlock.Spec{}, ""},     // not writable
-		{"/dev/cpu/0", "/root", nil, "lies in /dev"}, // the host's devtmpfs
-		{"/dev/shm/ws", "/root", nil, ""},            // a tmpfs of its own
-		{"/dev/shm", "/root", nil, ""},
-		{"/dev/shmx", "/root", nil, "lies in /dev"},
-		{"/boot/grub", "/root", nil, "lies in /boot"},
-		{"/proc/sys/vm", "/root", nil, "lies in /proc"},
-		{"/sys/kernel/mm", "/root", nil, "lies in /sys"},
-		{"/devices", "/root", nil, ""},              // a sibling sharing a prefix
-		{"/dev/cpu", "/root", &landlock.Spec{}, ""}, // not writable
-		{"/root", "/root", &landlock.Spec{Mounts: []landlock.MountOp{{Kind: landlock.MountReadOnly, Path: "/root", Dir: true}}}, ""},
+		{"/", "/home/u", nil, "would make / writable", ""},
+		{"/etc", "/home/u", nil, "would make /etc writable", ""},
+		{"/usr/local/src", "/home/u", nil, "", ""},
+		{"/usr/src/app", "/root", nil, "", ""},
+		{"/usr/share/nginx/html", "/root", nil, "lies in /usr/share, where the host keeps programs", ""},
+		// Red team 21: the module paths of interpreters the host runs,
+		// package managers' scripts and databases, shell completions.
+		{"/usr/share/perl5", "/root", nil, "lies in /usr/share,", ""},
+		{"/usr/share/perl/5.36", "/root", nil, "lies in /usr/share,", ""},
+		{"/usr/local/share/perl/5.36", "/root", nil, "lies in /usr/local/share,", ""},
+		{"/usr/share/bash-completion/completions", "/root", nil, "lies in /usr/share,", ""},
+		{"/usr/include", "/root", nil, "lies in /usr/include,", ""},
+		{"/usr/local/games", "/root", nil, "lies in /usr/local/games,", ""},
+		{"/usr/local", "/root", nil, "lies in /usr/local,", ""},
+		{"/var/lib/dpkg/info", "/root", nil, "lies in /var/lib/dpkg,", ""},
+		{"/var/lib/apt/lists", "/root", nil, "lies in /var/lib/apt,", ""},
+		{"/var/cache/debconf", "/root", nil, "lies in /var/cache/debconf,", ""},
+		{"/var/lib/polkit-1", "/root", nil, "lies in /var/lib/polkit-1,", ""},
+		{"/var/spool/anacron", "/root", nil, "lies in /var/spool,", ""},
+		{"/var/lib/dpkgx", "/root", nil, "", ""}, // a sibling sharing a prefix
+		{"/usr/srcx", "/root", nil, "lies in /usr/srcx,", ""},
+		{"/usr/local/src/app", "/root", nil, "", ""},
+		{"/var/www/site", "/root", nil, "", ""},
+		{"/opt/app", "/root", nil, "", ""},
+		{"/usr/local/bin", "/root", nil, "lies in /usr/local/bin, where the host keeps programs", ""},
+		{"/usr/lib/python3/dist-packages", "/root", nil, "lies in /usr/lib,", ""},
+		{"/etc/cron.d", "/root", nil, "lies in /etc,", ""},
+		{"/etc/systemd/system", "/home/u", nil, "lies in /etc,", ""},
+		{"/var/spool/cron/crontabs", "/root", nil, "lies in /var/spool,", ""},
+		{"/var/lib/jenkins/workspace/job", "/var/lib/jenkins", nil, "", ""},
+		{"/usr/local/binx", "/root", nil, "lies in /usr/local/binx,", ""},
+		{"/usrx/bin", "/root", nil, "", ""},                // a sibling sharing a prefix
+		{"/etc/cron.d", "/root", &landlock.Spec{}, "", ""}, // not writable
+		{"/var", "/root", nil, "would make /var writable", ""},
+		{"/home", "/root", nil, "would make /home writable", ""}, // every user's home
+		{"/var/tmp/ws", "/root", nil, "", ""},
+		{"/srv/ws", "/root", nil, "", ""},
+		{"/home/u", "/home/u", nil, "is your home directory", ""},
+		{"/home", "/home/u", nil, "would make /home writable", ""},
+		{"/data", "/data/u", nil, "contains your home directory /data/u", ""},
+		{"/home/u/proj", "/home/u", nil, "", ""},
+		{"/home/u2", "/home/u", nil, "", ""}, // a sibling sharing a prefix
+		{"/home/u", "/home/u2", nil, "", ""}, // the same, the other way round
+		{"/srv/ws", "", nil, "", ""},         // {home} unbound
+		{"/srv/ws", "/", nil, "", ""},        // HOME=/: every cwd is below it
+		// Red team 21: the account's own home directory, whatever $HOME says.
+		{"/root", "/", nil, "is the home directory of your account, /root", "/root"},
+		{"/root", "/var/tmp/x", nil, "is the home directory of your account, /root", "/root"},
+		{"/data", "/var/tmp/x", nil, "contains the home directory of your account, /data/u", "/data/u"},
+		{"/root", "", nil, "is the home directory of your account, /root", "/root"},
+		{"/root/proj", "/", nil, "", "/root"},
+		{"/root", "/root", &landlock.Spec{}, "", "/root"}, // not writable
+		{"/srv/ws", "/", nil, "", "/"},                    // an account whose home is /
+		{"/root", "/root", &landlock.Spec{}, "", ""},      // not writable
+		{"/dev/cpu/0", "/root", nil, "lies in /dev", ""},  // the host's devtmpfs
+		{"/dev/shm/ws", "/root", nil, "", ""},             // a tmpfs of its own
+		{"/dev/shm", "/root", nil, "", ""},
+		{"/dev/shmx", "/root", nil, "lies in /dev", ""},
+		{"/boot/grub", "/root", nil, "lies in /boot", ""},
+		{"/proc/sys/vm", "/root", nil, "lies in /proc", ""},
+		{"/sys/kernel/mm", "/root", nil, "lies in /sys", ""},
+		{"/devices", "/root", nil, "", ""},              // a sibling sharing a prefix
+		{"/dev/cpu", "/root", &landlock.Spec{}, "", ""}, // not writable
+		{"/root", "/root", &landlock.Spec{Mounts: []landlock.MountOp{{Kind: landlock.MountReadOnly, Path: "/root", Dir: true}}}, "", ""},
 	} {
 		spec := c.spec
 		if spec == nil {
 			spec = writable(c.cwd)
 		}
-		err := landlock.CheckWritableRoots(spec, nil, ir.Bindings{ir.AnchorCwd: {c.cwd}, ir.AnchorHome: {c.home}})
+		err := landlock.CheckWritableRoots(spec, nil, ir.Bindings{ir.AnchorCwd: {c.cwd}, ir.AnchorHome: {c.home}}, c.account)
 		switch {
 		case c.want == "" && err != nil:
 			t.Errorf("cwd %s, home %q: %v", c.cwd, c.home, err)
@@ -79,7 +108,9 @@ func TestCheckWritableCwd(t *testing.T) {
 // a system directory; a scratch directory below /var is fine.
 func TestDefaultBindingsTmpdirRunDir(t *testing.T) {
 	for _, c := range []struct{ tmpdir, want string }{
-		{"/var/spool/cron/crontabs", "lies in /var/spool/cron"},
+		{"/var/spool/cron/crontabs", "lies in /var/spool,"},
+		{"/var/lib/dpkg/info", "lies in /var/lib/dpkg,"},
+		{"/usr/share/perl5", "would make /usr writable"},
 		{"/usr/local/etc/x", "would make /usr writable"},
 		{"/var/tmp/scratch", ""},
 	} {

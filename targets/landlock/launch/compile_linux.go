@@ -256,6 +256,24 @@ func compileCommand(s *landlock.Spec, c *childSetup, init *program) (*program, e
 		}
 	}
 	traceStep(p, "c-cmdpart")
+	if listenerTo != noSlot {
+		// The supervisor, started on the command's first creation call,
+		// refuses guarded names in these directories, which it matches by
+		// device and inode. Taken here, in the final view and before the
+		// command runs: by then the command could have made the path
+		// unreachable to the supervisor (a parent it owns set to mode 000),
+		// which stats with the command's user's rights. A failure fails the
+		// setup: the command never runs with a guard missing.
+		for _, g := range s.Guarded {
+			dir := path.Dir(g)
+			if slices.ContainsFunc(p.guardDirs, func(d guardDir) bool { return d.path == dir }) {
+				continue
+			}
+			st := new(unix.Stat_t)
+			p.call3("identifying the guarded directory ", dir, "", sysFstatat, atFdcwdU, p.str(dir), p.mem(st, unsafe.Pointer(st)), 0)
+			p.guardDirs = append(p.guardDirs, guardDir{path: dir, st: st})
+		}
+	}
 	if s.Cwd != "" {
 		p.call3("entering the working directory ", s.Cwd, "", unix.SYS_CHDIR, p.str(s.Cwd))
 	}

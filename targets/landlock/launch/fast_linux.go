@@ -8,8 +8,10 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"syscall"
 	"unsafe"
@@ -213,7 +215,19 @@ func (s *Sandbox) Spawn(cmd *exec.Cmd) (executor.Spawned, error) {
 		}
 		return n
 	}
-	l := &lazySupervisor{spec: &spec, userns: setup.userns, pidfd: high(pidfd), listener: high(fds[0]), ruleset: high(setup.ruleset), stderr: high(setup.stdio[2]),
+	// The command's part identified the guarded directories before the
+	// command ran (it has exec'd: the buffers are written).
+	guard := make([]string, 0, len(spec.Guarded))
+	for _, g := range spec.Guarded {
+		i := slices.IndexFunc(prog.guardDirs, func(d guardDir) bool { return d.path == path.Dir(g) })
+		if i < 0 {
+			unix.PidfdSendSignal(pidfd, unix.SIGKILL, nil, 0)
+			return proc, fmt.Errorf("%w: the guarded directory of %s was not identified", executor.ErrSandbox, g)
+		}
+		st := prog.guardDirs[i].st
+		guard = append(guard, guardArg(st.Dev, st.Ino, g))
+	}
+	l := &lazySupervisor{spec: &spec, guard: guard, userns: setup.userns, pidfd: high(pidfd), listener: high(fds[0]), ruleset: high(setup.ruleset), stderr: high(setup.stdio[2]),
 		nsMnt: -1, nsIPC: -1, nsUser: -1, failed: func(err error) { s.failures.Store(cmd, err) }}
 	if setup.nsFDs {
 		l.nsMnt, l.nsIPC, l.nsUser = high(fds[1]), high(fds[2]), high(fds[3])
@@ -362,7 +376,10 @@ func recvFDs(sock int, want int) ([]int, error) {
 // namespaces — costs nothing until it is needed; the first call then waits
 // for it once (about 3 ms).
 type lazySupervisor struct {
-	spec     *landlock.Spec
+	spec *landlock.Spec
+	// guard are the supervisor's arguments for Spec.Guarded (guardArg):
+	// each name with the identity of its directory.
+	guard    []string
 	userns   bool
 	pidfd    int // the init (PID 1 of the sandbox)
 	listener int
@@ -582,7 +599,7 @@ func (l *lazySupervisor) start() (*os.Process, error) {
 	}
 	p.call("dup3(/proc)", unix.SYS_DUP3, 0, supProcFD, 0).from(0, proc)
 	p.call("close_range", unix.SYS_CLOSE_RANGE, supProcFD+1, ^uintptr(0), closeRangeCloex)
-	argv := append([]string{"sbx", HelperArg, "supervise", flags, strconv.Itoa(len(l.spec.Guarded))}, l.spec.Guarded...)
+	argv := append([]string{"sbx", HelperArg, "supervise", flags, strconv.Itoa(len(l.guard))}, l.guard...)
 	for _, s := range l.spec.Sockets {
 		argv = append(argv, socketArg(s))
 	}

@@ -23,8 +23,8 @@ const (
 // HelperArg: "supervise"; flags ("-", or letters: r = descriptor 4 holds
 // the command's Landlock ruleset, a = refuse abstract Unix binds, p =
 // ports mode: listen() on an internet socket is checked); the
-// number of guarded paths; the guarded paths; then the listed Unix
-// sockets (socketArg). It only returns through os.Exit.
+// number of guarded paths; the guarded paths (guardArg); then the listed
+// Unix sockets (socketArg). It only returns through os.Exit.
 //
 // The command itself never runs through the helper: sbx applies the
 // sandbox between fork and exec (see spawn). The helper is the seccomp
@@ -38,6 +38,14 @@ func RunHelper(args []string) {
 	if err != nil || n < 0 || n > len(args)-3 {
 		fail(exitSetup, "sbx: %s is internal to sbx", HelperArg)
 	}
+	guarded := make([]guardedPath, n)
+	for i, a := range args[3 : 3+n] {
+		g, ok := parseGuardArg(a)
+		if !ok {
+			fail(exitSetup, "sbx: %s is internal to sbx", HelperArg)
+		}
+		guarded[i] = g
+	}
 	var sockets []listedSocket
 	for _, a := range args[3+n:] {
 		s, ok := parseSocketArg(a)
@@ -46,7 +54,35 @@ func RunHelper(args []string) {
 		}
 		sockets = append(sockets, s)
 	}
-	runSupervisor(args[3:3+n], sockets, strings.Contains(args[1], "r"), strings.Contains(args[1], "a"), strings.Contains(args[1], "p"))
+	runSupervisor(guarded, sockets, strings.Contains(args[1], "r"), strings.Contains(args[1], "a"), strings.Contains(args[1], "p"))
+}
+
+// guardedPath is a missing path whose creation the supervisor refuses,
+// with the device and inode of its directory.
+type guardedPath struct {
+	dev, ino uint64
+	path     string
+}
+
+// guardArg is a guarded path as the supervisor's argument:
+// "DEV:INO:/path", the directory's identity first. The identity is taken
+// before the command runs (compileCommand), not by the supervisor, which
+// starts once the command has run and could find the path made
+// unreachable to it.
+func guardArg(dev, ino uint64, p string) string {
+	return strconv.FormatUint(dev, 10) + ":" + strconv.FormatUint(ino, 10) + ":" + p
+}
+
+// parseGuardArg reverses guardArg.
+func parseGuardArg(a string) (guardedPath, bool) {
+	d, rest, ok1 := strings.Cut(a, ":")
+	i, p, ok2 := strings.Cut(rest, ":")
+	dev, err1 := strconv.ParseUint(d, 10, 64)
+	ino, err2 := strconv.ParseUint(i, 10, 64)
+	if !ok1 || !ok2 || err1 != nil || err2 != nil || !strings.HasPrefix(p, "/") {
+		return guardedPath{}, false
+	}
+	return guardedPath{dev: dev, ino: ino, path: p}, true
 }
 
 func fail(code int, format string, args ...any) {

@@ -23,7 +23,7 @@ func buildFilter(landlock.SeccompSpec) ([]unix.SockFilter, error) {
 // system call numbers.
 func supervisorAvailable() bool { return false }
 
-func runSupervisor([]string, []listedSocket, bool, bool, bool) {
+func runSupervisor([]guardedPath, []listedSocket, bool, bool, bool) {
 	fail(exitSetup, "sbx: the seccomp supervisor is not available on %s", runtime.GOARCH)
 }
 

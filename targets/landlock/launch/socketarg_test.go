@@ -27,3 +27,23 @@ func TestSocketArg(t *testing.T) {
 		}
 	}
 }
+
+// TestGuardArg: a guarded path reaches the supervisor with its directory's
+// device and inode (taken before the command ran); nothing malformed is
+// taken.
+func TestGuardArg(t *testing.T) {
+	for _, g := range []guardedPath{
+		{dev: 2049, ino: 1 << 40, path: "/w/.git"},
+		{dev: 0, ino: 7, path: "/w/odd:name.git"},
+		{dev: ^uint64(0), ino: ^uint64(0), path: "/x"},
+	} {
+		if got, ok := parseGuardArg(guardArg(g.dev, g.ino, g.path)); !ok || got != g {
+			t.Errorf("%+v: round trip %+v %v", g, got, ok)
+		}
+	}
+	for _, bad := range []string{"", "/w/.git", "1:2", "1:2:rel", "x:2:/a", "1:-2:/a", ":2:/a", "1::/a"} {
+		if got, ok := parseGuardArg(bad); ok {
+			t.Errorf("%q accepted: %+v", bad, got)
+		}
+	}
+}

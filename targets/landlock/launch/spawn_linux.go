@@ -89,6 +89,17 @@ type program struct {
 	nullStdin int8
 	// status is written by the child: the failed step and its errno.
 	status *childStatus
+	// guardDirs are the directories in which the supervisor refuses
+	// guarded names, and their identities as the command's part takes
+	// them in the final view before the command runs (compileCommand).
+	guardDirs []guardDir
+}
+
+// guardDir is a directory the supervisor guards and its stat buffer,
+// written by the command's process.
+type guardDir struct {
+	path string
+	st   *unix.Stat_t
 }
 
 // errTooManySlots is what slot panics with (see compiled).

@@ -33,7 +33,9 @@ import (
 //   - the other threads (unconfined) receive notifications, read the paths
 //     once from the caller's memory, duplicate its descriptors (pidfd_getfd)
 //     and hand the operation to the worker, which refuses a guarded name
-//     below a guarded directory (matched by device and inode) and otherwise
+//     below a guarded directory (matched by device and inode, which the
+//     command's process took in the final view before the command ran) and
+//     otherwise
 //     performs the system call and replies with its result. Nothing is
 //     answered with CONTINUE, which would let the kernel look up the
 //     descriptors and read the memory again, after the command changed
@@ -145,7 +147,7 @@ const (
 // command's user, mount and IPC namespaces (not its PID namespace: the
 // command cannot see, signal or trace it). It serves the listener until
 // sbx kills it when the command has exited; it never returns.
-func runSupervisor(guarded []string, sockets []listedSocket, hasRuleset, denyAbstract, portsMode bool) {
+func runSupervisor(guarded []guardedPath, sockets []listedSocket, hasRuleset, denyAbstract, portsMode bool) {
 	runtime.LockOSThread()
 	// Nothing but sbx should be able to access this process: not dumpable,
 	// so its /proc entries are root's and ptrace access needs
@@ -170,19 +172,12 @@ func runSupervisor(guarded []string, sockets []listedSocket, hasRuleset, denyAbs
 	sv.denyAbstract = denyAbstract
 	sv.portsMode = portsMode
 	for _, g := range guarded {
-		var st unix.Stat_t
-		if err := unix.Stat(path.Dir(g), &st); err != nil {
-			// The writable root is gone (removed outside the sandbox; in
-			// it, a writable root is a mount point and cannot be removed):
-			// nothing can be created in it any more.
-			continue
-		}
-		k := dirKey{st.Dev, st.Ino}
+		k := dirKey{g.dev, g.ino}
 		if sv.guard[k] == nil {
 			sv.guard[k] = map[string]bool{}
 		}
-		sv.guard[k][foldName(path.Base(g))] = true
-		sv.names[foldName(path.Base(g))] = true
+		sv.guard[k][foldName(path.Base(g.path))] = true
+		sv.names[foldName(path.Base(g.path))] = true
 	}
 	sv.devLinks = map[string]string{}
 	for name, want := range map[string]string{"fd": "fd", "stdin": "fd/0", "stdout": "fd/1", "stderr": "fd/2"} {

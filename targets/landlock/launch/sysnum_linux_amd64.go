@@ -41,3 +41,7 @@ var (
 	sysRename  = unix.SYS_RENAME
 	sysChmod   = unix.SYS_CHMOD
 )
+
+// sysFstatat is fstatat's number (newfstatat on amd64), whose struct stat
+// is unix.Stat_t.
+const sysFstatat = unix.SYS_NEWFSTATAT

@@ -38,3 +38,6 @@ var (
 	sysRename  = -1
 	sysChmod   = -1
 )
+
+// sysFstatat is fstatat's number, whose struct stat is unix.Stat_t.
+const sysFstatat = unix.SYS_FSTATAT
