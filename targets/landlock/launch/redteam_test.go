@@ -1154,7 +1154,13 @@ func TestRedTeam2WritableCwdRoot(t *testing.T) {
 				t.Errorf("workspace in %s (HOME %s): exit %d %q %q", cwd, f.home, r.ExitCode, r.Stdout, r.SbxError)
 			}
 		}
-		for _, c := range [][2]string{{"workspace", "/usr/local"}, {"workspace", f.home + "/proj"}, {"read-only", "/"}, {"network-off", "/"}, {"read-only", f.home}} {
+		// /usr/local holds /usr/local/bin: refused since red team 21 (it
+		// lies in /usr); its source tree is fine.
+		if r := rtRun(t, rtOpts{u: u, env: []string{"HOME=" + f.home},
+			args: []string{"--profile", "workspace", "--cwd", "/usr/local", "--", "/bin/sh", "-c", "echo ran"}}); r.ExitCode != 125 || !strings.Contains(r.SbxError, "lies in /usr/local") || r.Stdout != "" {
+			t.Errorf("workspace in /usr/local: exit %d %q %q", r.ExitCode, r.Stdout, r.SbxError)
+		}
+		for _, c := range [][2]string{{"workspace", "/usr/local/src"}, {"workspace", f.home + "/proj"}, {"read-only", "/"}, {"network-off", "/"}, {"read-only", f.home}} {
 			r := rtRun(t, rtOpts{u: u, env: []string{"HOME=" + f.home},
 				args: []string{"--profile", c[0], "--cwd", c[1], "--", "/bin/sh", "-c", "echo ran"}})
 			if r.ExitCode != 0 || r.Stdout != "ran\n" {
