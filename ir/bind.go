@@ -197,7 +197,11 @@ func bindGlob(pattern string, b Bindings) ([]string, error) {
 		}
 		out := make([]string, 0, len(roots))
 		for _, r := range roots {
-			out = append(out, JoinAbs(r, rest))
+			// The anchor's path is literal: a workspace at p[1]/ws, a
+			// home with a * in its name, would otherwise be read as a
+			// pattern that no longer matches its own directory (red team
+			// 22: nothing masked).
+			out = append(out, JoinAbs(EscapeGlob(r), rest))
 		}
 		return out, nil
 	default:
@@ -286,6 +290,46 @@ func (p *Profile) Access(abs string, b Bindings) (Access, error) {
 	}
 	a, _, _ := bd.Access(abs)
 	return a, nil
+}
+
+// EscapeGlob returns s with the glob metacharacters (*, ?, [ and \)
+// escaped by a backslash, so that a pattern holding it matches s itself.
+func EscapeGlob(s string) string {
+	if !strings.ContainsAny(s, `*?[\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '*', '?', '[', '\\':
+			b.WriteByte('\\')
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// GlobLiteral returns the name a pattern component matches when it holds
+// no unescaped metacharacter (escapes removed), and whether it is such a
+// literal.
+func GlobLiteral(part string) (string, bool) {
+	if !strings.ContainsAny(part, `*?[\`) {
+		return part, true
+	}
+	var b strings.Builder
+	for i := 0; i < len(part); i++ {
+		switch part[i] {
+		case '*', '?', '[':
+			return "", false
+		case '\\':
+			if i+1 == len(part) {
+				return "", false
+			}
+			i++
+		}
+		b.WriteByte(part[i])
+	}
+	return b.String(), true
 }
 
 // MatchGlob reports whether the absolute path name matches the absolute

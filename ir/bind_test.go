@@ -2,6 +2,7 @@ package ir
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -224,5 +225,30 @@ func TestGlobDeadState(t *testing.T) {
 	}
 	if _, ok := CompileGlob("/" + strings.Repeat("a/", 64) + "b"); ok {
 		t.Errorf("CompileGlob accepted 65 names")
+	}
+}
+
+// TestEscapeGlob: an anchor's path bound into a deny glob is literal: the
+// pattern matches below it whatever its name holds (red team 22), and
+// GlobLiteral reads the escaped component back.
+func TestEscapeGlob(t *testing.T) {
+	for _, dir := range []string{"/w/p[1]/ws", "/w/a*b", "/w/q?", `/w/back\slash`, "/w/plain", "/w/[x]/**"} {
+		pat := JoinAbs(EscapeGlob(dir), "**/*.pem")
+		if !MatchGlob(pat, dir+"/k.pem") || !MatchGlob(pat, dir+"/a/b/k.pem") {
+			t.Errorf("%s: %q does not match below it", dir, pat)
+		}
+		if MatchGlob(pat, "/w/p1/ws/k.pem") && dir != "/w/p1/ws" {
+			t.Errorf("%s: %q matches another directory", dir, pat)
+		}
+		for _, c := range splitAbs(EscapeGlob(dir)) {
+			if name, ok := GlobLiteral(c); !ok || !slices.Contains(splitAbs(dir), name) {
+				t.Errorf("%s: component %q read back as %q %v", dir, c, name, ok)
+			}
+		}
+	}
+	for _, c := range []string{"*", "a?", "[ab]", `x\`, "**"} {
+		if _, ok := GlobLiteral(c); ok {
+			t.Errorf("%q read as a literal", c)
+		}
 	}
 }

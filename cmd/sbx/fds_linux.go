@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/binary"
 	"fmt"
 
 	"golang.org/x/sys/unix"
@@ -26,12 +27,95 @@ func closeInheritedOnExec() {
 // is opened), abort the whole process with a runtime error.
 const minOpenFiles = 32
 
+// minFreeFiles is how many descriptors must be free at sbx's start, below
+// the limit: descriptors sbx inherited (a shell's `exec 7<file`, a parent
+// that leaks them) count against RLIMIT_NOFILE too, and with a limit of 32
+// and 26 of them open the runtime's poller could not start (a runtime
+// abort, status 2, red team 22). It is what the sandboxed run takes at its
+// peak with room to spare.
+const minFreeFiles = 24
+
 // checkOpenFiles reports an error when RLIMIT_NOFILE is below minOpenFiles
-// (the Go runtime has already raised the soft limit to the hard one).
+// (the Go runtime has already raised the soft limit to the hard one), or
+// when fewer than minFreeFiles descriptors are free below it. It opens no
+// os.File: the first one starts the runtime's poller, which is what must
+// not fail.
 func checkOpenFiles() error {
 	var rl unix.Rlimit
-	if unix.Getrlimit(unix.RLIMIT_NOFILE, &rl) != nil || rl.Cur >= minOpenFiles {
+	if unix.Getrlimit(unix.RLIMIT_NOFILE, &rl) != nil {
 		return nil
 	}
-	return fmt.Errorf("the open-files limit (RLIMIT_NOFILE) is %d; sbx needs at least %d: raise it (ulimit -n)", rl.Cur, minOpenFiles)
+	if rl.Cur < minOpenFiles {
+		return fmt.Errorf("the open-files limit (RLIMIT_NOFILE) is %d; sbx needs at least %d: raise it (ulimit -n)", rl.Cur, minOpenFiles)
+	}
+	if rl.Cur >= 1<<16 {
+		return nil // as many open as that would be a leak of its own
+	}
+	open, err := countOpenFiles()
+	if err == unix.EMFILE || err == unix.ENFILE {
+		return fmt.Errorf("no descriptor is free (RLIMIT_NOFILE is %d, all in use by descriptors sbx inherited); sbx needs %d free: close them or raise the limit (ulimit -n)", rl.Cur, minFreeFiles)
+	}
+	if err != nil {
+		return nil // no /proc: the limit alone was checked
+	}
+	if free := int64(rl.Cur) - int64(open); free < minFreeFiles {
+		return fmt.Errorf("only %d descriptors are free (RLIMIT_NOFILE is %d, %d open, inherited by sbx); sbx needs %d: close them or raise the limit (ulimit -n)", free, rl.Cur, open, minFreeFiles)
+	}
+	return nil
+}
+
+// countOpenFiles counts the process's open descriptors from /proc/self/fd
+// (the directory's own descriptor left out).
+func countOpenFiles() (int, error) {
+	fd, err := unix.Open("/proc/self/fd", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return 0, err
+	}
+	defer unix.Close(fd)
+	var buf [4096]byte
+	n := 0
+	for {
+		m, err := unix.Getdents(fd, buf[:])
+		if err != nil {
+			return 0, err
+		}
+		if m <= 0 {
+			break
+		}
+		for off := 0; off < m; {
+			// struct linux_dirent64: ino 8, off 8, reclen 2, type 1, name.
+			reclen := int(binary.NativeEndian.Uint16(buf[off+16:]))
+			if reclen < 20 || off+reclen > m {
+				return 0, unix.EINVAL
+			}
+			name := buf[off+19 : off+reclen]
+			if name[0] != '.' {
+				n++
+			}
+			off += reclen
+		}
+	}
+	return n - 1, nil
+}
+
+// checkCapMemory refuses an output cap that sbx's address-space limit
+// (RLIMIT_AS) cannot hold: each of the two streams retains up to the cap,
+// and growing a retention buffer holds the old and the new one at once, so
+// a run may need about three times the cap per stream, besides the Go
+// runtime's own reservations (capSlack). The Go runtime cannot survive an
+// allocation that fails: without this check such a run ended part-way in
+// a runtime abort (status 2, no result; red team 22). Memory that runs
+// out for other reasons (a cgroup's limit, the whole machine's) is not
+// foreseen here.
+func checkCapMemory(outputCap int64) error {
+	var rl unix.Rlimit
+	if unix.Getrlimit(unix.RLIMIT_AS, &rl) != nil || rl.Cur == unix.RLIM_INFINITY {
+		return nil
+	}
+	const capSlack = 1 << 30
+	need := uint64(2*3*outputCap) + capSlack
+	if need <= rl.Cur {
+		return nil
+	}
+	return fmt.Errorf("--output-cap %d: retaining that much of both streams may take %d MiB, and the address-space limit (RLIMIT_AS) is %d MiB; lower --output-cap or raise the limit (ulimit -v)", outputCap, need>>20, rl.Cur>>20)
 }

@@ -43,7 +43,13 @@ func blockingFD(w io.Writer) (fd, piece int, own, tty bool) {
 			return fd, 256, false, false // not a terminal
 		}
 		// A new open file description of the same terminal (Linux's
-		// /proc/self/fd): its O_NONBLOCK is sbx's alone.
+		// /proc/self/fd): its O_NONBLOCK is sbx's alone. Not for a
+		// pseudo-terminal's master, whose link names /dev/ptmx: that open
+		// would make a new pseudo-terminal and the output would go to it
+		// (red team 22), with the same device number.
+		if isPtyMaster(fd) {
+			return fd, 0, false, true
+		}
 		if nb, err := unix.Open("/proc/self/fd/"+strconv.Itoa(fd), unix.O_WRONLY|unix.O_NOCTTY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0); err == nil {
 			var nst unix.Stat_t
 			if unix.Fstat(nb, &nst) == nil && nst.Rdev == st.Rdev && nst.Mode&unix.S_IFMT == unix.S_IFCHR {

@@ -32,15 +32,18 @@ func main() {
 }
 
 // refuseEarly reports an sbx failure found before any command runs: on
-// stderr, and as the JSON failure object when --json is among the flags.
+// stderr, and for sbx run in the output mode its flags ask for (the JSON
+// failure object, or an error event), read as the flag parser reads them
+// (flags end at the first non-flag argument; --json=true counts).
 func refuseEarly(args []string, err error) int {
-	for _, a := range args {
-		if a == "--" {
-			break
-		}
-		if a == "--json" || a == "-json" {
-			writeJSONError(stdStream{os.Stdout}, err)
-			break
+	if len(args) > 0 && args[0] == "run" {
+		if o, _ := parseRunFlags(args[1:]); o != nil {
+			switch {
+			case o.json:
+				writeJSONError(stdStream{os.Stdout}, err)
+			case o.events:
+				newEventWriter(stdStream{os.Stdout}).error(err)
+			}
 		}
 	}
 	stdStream{os.Stderr}.Write([]byte("sbx: " + err.Error() + "\n"))

@@ -157,6 +157,10 @@ func parseRunFlags(args []string) (*runOptions, error) {
 		return o, usagef("--artifact needs a file")
 	case set["cwd"] && o.cwd == "":
 		return o, usagef("--cwd needs a directory")
+	case o.dryRun && o.events:
+		// The dry run's report is text or one JSON object; the refusal is
+		// an error event, as --events asks.
+		return o, usagef("--dry-run reports as text or with --json, not --events")
 	case set["emit"] && !o.dryRun:
 		return o, usagef("--emit needs --dry-run")
 	case set["emit"] && o.emit != "landlockconfig":
@@ -476,6 +480,11 @@ func runCommandTo(args []string, stdout, stderr *checkedWriter) int {
 		io.WriteString(stderr, "sbx: WARNING: profile "+p.name+" applies NO sandbox: the command runs with all of your rights\n")
 	}
 	req := o.request(p, sandbox)
+	if req.Capture != executor.CaptureFullBuffer {
+		if err := checkCapMemory(int64(req.OutputCap)); err != nil {
+			return fail(err)
+		}
+	}
 	starttrace.Mark("request")
 
 	// A stream that already failed (the warning above, on a full disk)

@@ -89,6 +89,16 @@ func fastSignals(sigs []syscall.Signal) (*sigpipe, bool) {
 		// The Go runtime's handler stays for the others: fall back.
 		return nil, false
 	}
+	// Signals that would otherwise end sbx mid-run, without a result or
+	// the command's tree reaped, where the Go runtime leaves their
+	// default action (32, the first real-time signal, which a program
+	// without cgo does not use; 34) or crashes with a traceback
+	// (SIGSTKFLT, never a real fault on x86-64): the same handler with no
+	// pipe (a write to descriptor -1 fails), so that they are ignored
+	// like SIGUSR1, and not with SIG_IGN, which the command would inherit
+	// (red team 22). SIGILL and SIGFPE stay the runtime's: a real fault
+	// would otherwise repeat forever.
+	installRawHandler(-1, []syscall.Signal{32, 34, unix.SIGSTKFLT})
 	return sp, true
 }
 

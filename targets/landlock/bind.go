@@ -236,14 +236,39 @@ func kernelDir(p string) (dir, what string) {
 //     (TMPDIR at a read-only folder of the workspace): the carve-out
 //     would be reopened writable.
 //
+// An anchor's directory counts as writable when the spec mounts it
+// read-write or a write rule on the bare anchor grants it: with no mount of
+// its own (a profile without protected names, at equal specificity with a
+// read rule) the grant alone makes it writable (before red team 22 only
+// the mounts counted, and a custom profile ran with --cwd / writable).
+//
 // plan may be nil (no protected names, no rule of the profile's own);
-// accountHome may be "" (unknown).
-func CheckWritableRoots(s *Spec, plan *Plan, b ir.Bindings, accountHome string) error {
+// bound are the rules as bound (Report.Bound: links resolved, the targets
+// of .git files and links included), from which the carve-outs come; nil
+// resolves the plan's rules by their anchors instead. accountHome may be ""
+// (unknown).
+func CheckWritableRoots(s *Spec, plan *Plan, bound []ir.BoundRule, b ir.Bindings, accountHome string) error {
 	writable := map[string]bool{}
 	for _, m := range s.Mounts {
 		if m.Kind == MountReadWrite {
 			writable[m.Path] = true
 		}
+	}
+	// granted says whether a write rule on the bare anchor grants root.
+	granted := func(anchor, root string) bool {
+		for _, r := range bound {
+			if r.Origin == ir.OriginRule && r.Access == ir.Write && r.Symbolic.Anchor == anchor && r.Symbolic.Rel == "" && r.Path == root {
+				return true
+			}
+		}
+		if bound == nil && plan != nil {
+			for _, r := range plan.Rules {
+				if r.Access == ir.Write && r.Path.Anchor == anchor && r.Path.Rel == "" {
+					return true
+				}
+			}
+		}
+		return false
 	}
 	one := func(anchor string) string {
 		if v := b[anchor]; len(v) == 1 {
@@ -254,7 +279,7 @@ func CheckWritableRoots(s *Spec, plan *Plan, b ir.Bindings, accountHome string) 
 	cwd, home := one(ir.AnchorCwd), one(ir.AnchorHome)
 	// A directory below a system directory (/usr/local/src) is fine, but
 	// not one in the kernel's file systems or /boot.
-	if writable[cwd] {
+	if writable[cwd] || granted(ir.AnchorCwd, cwd) {
 		if sys := hostDir(cwd); sys != "" && (cwd == "/" || sys == cwd || strings.HasPrefix(sys, cwd+"/")) {
 			return fmt.Errorf("binding {cwd}: the working directory %s would make %s writable; refusing (pass --cwd with a project directory)", cwd, sys)
 		}
@@ -273,19 +298,31 @@ func CheckWritableRoots(s *Spec, plan *Plan, b ir.Bindings, accountHome string) 
 	var carveOuts []carveOut
 	if plan != nil {
 		var writes, reads []string
-		for _, r := range plan.Rules {
-			paths, err := b.Resolve(r.Path)
-			if err != nil {
-				continue
+		add := func(p string, a ir.Access) {
+			switch a {
+			case ir.Write:
+				writes = append(writes, p)
+			case ir.Read:
+				reads = append(reads, p)
+			case ir.Deny:
+				carveOuts = append(carveOuts, carveOut{p, "unreadable"})
 			}
-			for _, p := range paths {
-				switch r.Access {
-				case ir.Write:
-					writes = append(writes, p)
-				case ir.Read:
-					reads = append(reads, p)
-				case ir.Deny:
-					carveOuts = append(carveOuts, carveOut{p, "unreadable"})
+		}
+		if bound != nil {
+			// As bound: a deny through a link is at the link's target too,
+			// a protected .git file's repository is a read rule (red team
+			// 22: TMPDIR inside either was accepted).
+			for _, r := range bound {
+				add(r.Path, r.Access)
+			}
+		} else {
+			for _, r := range plan.Rules {
+				paths, err := b.Resolve(r.Path)
+				if err != nil {
+					continue
+				}
+				for _, p := range paths {
+					add(p, r.Access)
 				}
 			}
 		}
@@ -312,7 +349,7 @@ func CheckWritableRoots(s *Spec, plan *Plan, b ir.Bindings, accountHome string) 
 		{ir.AnchorTmpdir, "TMPDIR", "point TMPDIR at a scratch directory"},
 	} {
 		root := one(a.anchor)
-		if root == "" || !writable[root] {
+		if root == "" || !writable[root] && !granted(a.anchor, root) {
 			continue
 		}
 		covers := func(h string) bool {
@@ -332,14 +369,14 @@ func CheckWritableRoots(s *Spec, plan *Plan, b ir.Bindings, accountHome string) 
 			}
 			return fmt.Errorf("binding {%s}: %s %s the home directory of your account, %s (HOME is %q): making it writable would let the command change its shell start-up files, SSH keys and credentials, which run outside the sandbox; refusing (%s)", a.anchor, strings.TrimSpace(a.what+" "+root), how, accountHome, home, a.way)
 		}
-		for _, c := range carveOuts {
-			if ir.PathWithin(root, c.path) {
-				return fmt.Errorf("binding {%s}: %s lies inside %s, which the profile makes %s: making it writable would undo that; refusing (%s)", a.anchor, strings.TrimSpace(a.what+" "+root), c.path, c.how, a.way)
-			}
-		}
 		for _, c := range strings.Split(root, "/") {
 			if c != "" && slices.Contains(protected, c) {
 				return fmt.Errorf("binding {%s}: %s lies inside %s, which the profile protects: making it writable would let the command change what tools run from it on the host (a repository's hooks and configuration); refusing (%s)", a.anchor, strings.TrimSpace(a.what+" "+root), c, a.way)
+			}
+		}
+		for _, c := range carveOuts {
+			if ir.PathWithin(root, c.path) {
+				return fmt.Errorf("binding {%s}: %s lies inside %s, which the profile makes %s: making it writable would undo that; refusing (%s)", a.anchor, strings.TrimSpace(a.what+" "+root), c.path, c.how, a.way)
 			}
 		}
 	}
@@ -696,10 +733,11 @@ func (pl *Plan) Bind(b ir.Bindings, o BindOptions) (*Spec, *Report, error) {
 	}
 	shared := SharedPlaces(b)
 	linkRules, onTheWay := resolveRules(bd, v, shared)
-	links, err := gitdirTargets(bd, v)
+	links, followed, err := gitdirTargets(bd, v)
 	if err != nil {
 		return nil, rep, fmt.Errorf("binding profile %s: %w", pl.Profile, err)
 	}
+	onTheWay = append(onTheWay, followed...)
 	if len(links) > 0 {
 		bd.Rules = append(bd.Rules, links...)
 		sort.SliceStable(bd.Rules, func(i, j int) bool {
@@ -1041,12 +1079,25 @@ func expandGlobs(bd *ir.Bound, v View, budget int, t *ruleTable) ([]note, []inpu
 				// an earlier run). It is masked whole rather than passed
 				// over; one the command can neither search nor change
 				// hides nothing from it.
-				if errors.Is(err, fs.ErrPermission) && !seen[dir] {
+				//
+				// Any other failure but the directory's going away
+				// (ENAMETOOLONG for a path past PATH_MAX, which the
+				// command reaches by relative names; EIO, ELOOP) masks it
+				// too: the scan cannot vouch for what it holds (before red
+				// team 22 such a directory was passed over, its matches
+				// neither masked nor counted).
+				switch {
+				case seen[dir], errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
+				case errors.Is(err, fs.ErrPermission):
 					if a, _, _ := bd.Access(dir); a == ir.Write || searchable(dir) {
 						seen[dir] = true
 						unlistable++
 						out = append(out, input{path: dir, access: ir.Deny, forced: true, ref: ref})
 					}
+				default:
+					seen[dir] = true
+					unlistable++
+					out = append(out, input{path: dir, access: ir.Deny, forced: true, ref: ref})
 				}
 				return
 			}
@@ -1232,7 +1283,12 @@ func devInputs(bd *ir.Bound, v View) []input {
 //
 // v is the binding's view: the protected names' lstat answers are the
 // layout's too (one system call per name for both).
-func gitdirTargets(bd *ir.Bound, v View) ([]ir.BoundRule, error) {
+//
+// It also returns the symbolic links followed on the way to each target
+// (a "gitdir: meta/repo" with meta a link), to be pinned like the links on
+// a rule's way: re-pointed by the command, they would make git on the host
+// read a repository of the command's (red team 22).
+func gitdirTargets(bd *ir.Bound, v View) ([]ir.BoundRule, []string, error) {
 	// Writable as the profile says, not merely below a write rule: a
 	// target below a deny (or a read-only name) inside a writable root
 	// must not get a read rule more specific than the deny, which would
@@ -1242,6 +1298,7 @@ func gitdirTargets(bd *ir.Bound, v View) ([]ir.BoundRule, error) {
 		a, _, _ := bd.Access(p)
 		return a == ir.Write
 	}
+	var followed []string
 	// link reads the path a git link file names ("gitdir: PATH" for .git,
 	// the whole first line for commondir), relative to the file's
 	// directory.
@@ -1270,7 +1327,9 @@ func gitdirTargets(bd *ir.Bound, v View) ([]ir.BoundRule, error) {
 		if !filepath.IsAbs(target) {
 			target = filepath.Join(filepath.Dir(file), target)
 		}
-		if r, err := filepath.EvalSymlinks(target); err == nil {
+		if res, ok := v.(Resolver); ok {
+			target = resolvePath(v, res.Readlink, filepath.Clean(target), func(l string) { followed = append(followed, l) })
+		} else if r, err := filepath.EvalSymlinks(target); err == nil {
 			target = r
 		}
 		return filepath.Clean(target), true
@@ -1293,12 +1352,12 @@ func gitdirTargets(bd *ir.Bound, v View) ([]ir.BoundRule, error) {
 				continue
 			}
 			if _, err := os.Stat(t); err != nil {
-				return nil, fmt.Errorf("%s names %s (a git link), which does not exist inside a writable root: the command could create it, with hooks and configuration git runs on the host; refusing (fix or remove %s)", r.Path, t, r.Path)
+				return nil, nil, fmt.Errorf("%s names %s (a git link), which does not exist inside a writable root: the command could create it, with hooks and configuration git runs on the host; refusing (fix or remove %s)", r.Path, t, r.Path)
 			}
 			out = append(out, ir.BoundRule{Path: t, Access: ir.Read, Origin: ir.OriginProtect, Symbolic: r.Symbolic, Source: r.Source})
 		}
 	}
-	return out, nil
+	return out, followed, nil
 }
 
 // privateDevpts reports whether /dev/pts needs a private devpts instance
@@ -1373,18 +1432,22 @@ func readsRoot(gs []Grant) bool {
 }
 
 // globLiteralDir is the directory a bound glob pattern is anchored at: its
-// components before the first one with a wildcard ("/" for "/**/x").
+// components before the first one with a wildcard ("/" for "/**/x"), with
+// their escapes removed (an anchor's path is escaped: ir.EscapeGlob).
 func globLiteralDir(pattern string) string {
 	dir := "/"
+	literal := true
 	for _, c := range strings.Split(strings.TrimPrefix(pattern, "/"), "/") {
-		if strings.ContainsAny(c, "*?[") {
+		name, ok := ir.GlobLiteral(c)
+		if !ok {
+			literal = false
 			break
 		}
-		dir = ir.JoinAbs(dir, c)
+		dir = ir.JoinAbs(dir, name)
 	}
-	if dir == pattern {
+	if literal {
 		// No wildcard at all: a literal path, its parent holds it.
-		return path.Dir(pattern)
+		return path.Dir(dir)
 	}
 	return dir
 }

@@ -93,7 +93,7 @@ func TestCheckWritableCwd(t *testing.T) {
 		if spec == nil {
 			spec = writable(c.cwd)
 		}
-		err := landlock.CheckWritableRoots(spec, nil, ir.Bindings{ir.AnchorCwd: {c.cwd}, ir.AnchorHome: {c.home}}, c.account)
+		err := landlock.CheckWritableRoots(spec, nil, nil, ir.Bindings{ir.AnchorCwd: {c.cwd}, ir.AnchorHome: {c.home}}, c.account)
 		switch {
 		case c.want == "" && err != nil:
 			t.Errorf("cwd %s, home %q: %v", c.cwd, c.home, err)

@@ -66,6 +66,10 @@ func TestGlobLiteralDir(t *testing.T) {
 		"/home/u/a/b":        "/home/u/a",
 		"/ws/[ab]/secret":    "/ws",
 		"/ws/sub/?.env/x/**": "/ws/sub",
+		// An anchor's path is escaped (ir.EscapeGlob): literal, unescaped.
+		`/w/p\[1\]/ws/**/*.pem`: "/w/p[1]/ws",
+		`/w/a\*b/k.pem`:         "/w/a*b",
+		`/w/x\\y/*`:             `/w/x\y`,
 	} {
 		if got := globLiteralDir(pattern); got != want {
 			t.Errorf("globLiteralDir(%q) = %q, want %q", pattern, got, want)

@@ -200,6 +200,16 @@ func resolveRules(bd *ir.Bound, v View, shared []string) (links, onTheWay []stri
 		way := linksOnTheWay(res, v, r.Path)
 		onTheWay = append(onTheWay, way...)
 		p := res.Resolve(r.Path)
+		if p != r.Path || final || len(way) > 0 {
+			// And every link followed inside a link's target (vendor ->
+			// m1/v, m1 a link): linksOnTheWay follows the first and
+			// walks on from where it leads, and a link it passed inside
+			// the target, re-pointed by the command, would move the
+			// rule's path (red team 22: a read-only vendor/lib made
+			// writable, a denied ~/.ssh through a stow-style link farm
+			// given an authorized_keys).
+			resolvePath(v, res.Readlink, r.Path, func(l string) { onTheWay = append(onTheWay, l) })
+		}
 		if p == r.Path && !final {
 			continue
 		}
