@@ -254,11 +254,15 @@ func CheckWritableRoots(s *Spec, plan *Plan, bound []ir.BoundRule, b ir.Bindings
 			writable[m.Path] = true
 		}
 	}
-	// granted says whether a write rule on the bare anchor grants root.
+	// granted says whether a write rule on the bare anchor grants root, and
+	// root is writable as bound (a deny at root's own path wins over the
+	// write: then nothing is made writable and there is nothing to refuse).
+	boundRules := &ir.Bound{Rules: bound}
 	granted := func(anchor, root string) bool {
 		for _, r := range bound {
 			if r.Origin == ir.OriginRule && r.Access == ir.Write && r.Symbolic.Anchor == anchor && r.Symbolic.Rel == "" && r.Path == root {
-				return true
+				a, _, _ := boundRules.Access(root)
+				return a == ir.Write
 			}
 		}
 		if bound == nil && plan != nil {
