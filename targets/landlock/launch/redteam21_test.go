@@ -49,13 +49,14 @@ package launch_test
 //	go test -count=1 -run TestRedTeam21 -v ./targets/landlock/launch
 
 import (
-	"bufio"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/sbx-dev/sbx/targets/landlock"
 )
 
 // rt21Tree makes dirs (relative to base) owned by u.
@@ -139,23 +140,6 @@ func TestRedTeam21GuardRootUnsearchable(t *testing.T) {
 	})
 }
 
-// rt21PasswdHome is uid's home directory in /etc/passwd.
-func rt21PasswdHome(uid int) string {
-	f, err := os.Open("/etc/passwd")
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fl := strings.Split(sc.Text(), ":")
-		if len(fl) >= 6 && fl[2] == strconv.Itoa(uid) {
-			return fl[5]
-		}
-	}
-	return ""
-}
-
 // TestRedTeam21HomeRefusalAccountHome: was a HOLE (root; the only account here
 // whose home directory exists). sbx refuses a writable working directory
 // that is or contains the home directory (README, --cwd: "or is or contains
@@ -176,7 +160,7 @@ func rt21PasswdHome(uid int) string {
 // refusal naming the home directory, as with HOME=/root (the control).
 func TestRedTeam21HomeRefusalAccountHome(t *testing.T) {
 	u := users[0]
-	home := rt21PasswdHome(u.uid)
+	home := landlock.AccountHome(u.uid)
 	if fi, err := os.Stat(home); home == "" || home == "/" || err != nil || !fi.IsDir() {
 		t.Skipf("root's home directory %q is not a directory", home)
 	}
