@@ -26,7 +26,13 @@ import (
 // does.
 type jobControl struct {
 	done chan struct{}
-	mu   sync.Mutex
+	// ready is closed once the command's leader is known (started): a
+	// stop that arrives between the command's start and the executor's
+	// report of it waits for the report, so that it is passed on rather
+	// than stopping sbx alone while the command runs on.
+	ready     chan struct{}
+	readyOnce sync.Once
+	mu        sync.Mutex
 	// pid is the command's leader once it started (0 before);
 	// viaLauncher tells that it is a launcher that forwards the signals
 	// (executor.SignalForwarder).
@@ -39,7 +45,7 @@ type jobControl struct {
 // goroutine of its own so that the set-up overlaps with the command's
 // start instead of delaying it.
 func newJobControl() *jobControl {
-	j := &jobControl{done: make(chan struct{})}
+	j := &jobControl{done: make(chan struct{}), ready: make(chan struct{})}
 	go j.loop()
 	return j
 }
@@ -57,6 +63,7 @@ func (j *jobControl) started(pid int, viaLauncher, cgroup bool) {
 	j.mu.Lock()
 	j.pid, j.viaLauncher, j.tree = pid, viaLauncher, tree
 	j.mu.Unlock()
+	j.readyOnce.Do(func() { close(j.ready) })
 }
 
 // signalTree passes a stop (SIGTSTP) or continue (SIGCONT) on; it reports
@@ -96,6 +103,13 @@ func (j *jobControl) loop() {
 		case s := <-ch:
 			switch {
 			case s == syscall.SIGTSTP:
+				// Before the start is reported the command may already
+				// run: wait for the report (or for the run's end, where
+				// a start failed) instead of stopping sbx alone.
+				select {
+				case <-j.ready:
+				case <-j.done:
+				}
 				stopped = j.signalTree(syscall.SIGTSTP)
 				syscall.Kill(os.Getpid(), syscall.SIGSTOP) // SIGCONT comes next, on the channel
 			case stopped:
