@@ -137,6 +137,20 @@ func (tr *rt20Tree) way(p string) []string {
 	return out
 }
 
+// rt20Inside returns the links followed inside a rule's link target: all
+// those resolve followed but the rule's own link lp (README: pinned links,
+// "including those followed inside a link's target", red team 22; seed 23
+// p017: out/l6 -> ws/a/l2 -> ws/.git, a deny on out/l6 pins ws/a/l2).
+func rt20Inside(followed []string, lp string) []string {
+	var out []string
+	for _, l := range followed {
+		if l != lp {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
 func rt20Split(p string) []string {
 	if p == "" {
 		return nil
@@ -705,6 +719,7 @@ func (g *rt20Gen) bind() {
 			}
 		case rt18R:
 			pin(tr.way(p))
+			pin(rt20Inside(followed, lp))
 			carry := !(planted && targetAcc(c) != rt18W)
 			if final {
 				add(rt18R, lp, false)
@@ -718,6 +733,7 @@ func (g *rt20Gen) bind() {
 			}
 		case rt18D:
 			pin(tr.way(p))
+			pin(rt20Inside(followed, lp))
 			if final {
 				add(rt18D, lp, false)
 			}
