@@ -146,6 +146,9 @@ func FuzzKernelMountOps(f *testing.F) {
 				}
 				detached = append(detached, op.Path)
 			}
+			if op.Kind == MountMask {
+				detached = append(detached, op.Path)
+			}
 			opAt[op.Path] = op.Kind
 		}
 		for _, m := range ms {
@@ -154,6 +157,9 @@ func FuzzKernelMountOps(f *testing.F) {
 			}
 			if root && revealingFSTypes[m.FSType] && grants(m.Path, FSReadFile|FSReadDir) {
 				t.Fatalf("root run: %s at %s is readable and not detached: %v", m.FSType, m.Path, ops)
+			}
+			if consumingFSTypes[m.FSType] && grants(m.Path, FSReadFile|FSReadDir) {
+				t.Fatalf("%s at %s is readable and neither detached nor masked: %v", m.FSType, m.Path, ops)
 			}
 			if !ir.PathWithin(m.Path, "/sys") && grants(m.Path, ^(FSExecute|FSReadFile|FSReadDir)) && opAt[m.Path] != MountKernelReadOnly {
 				t.Fatalf("%s at %s is writable (grants %v) and not made read-only: %v", m.FSType, m.Path, gs, ops)

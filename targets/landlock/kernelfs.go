@@ -49,6 +49,17 @@ var kernelFSTypes = map[string]bool{
 // are mounted.
 var revealingFSTypes = map[string]bool{"tracefs": true, "debugfs": true, "proc": true}
 
+// consumingFSTypes are the kernel file systems where a reader takes
+// something from the host: an mqueue mount holds the queues of the IPC
+// namespace that mounted it (the sandbox's own IPC namespace does not
+// change that), and a descriptor opened for reading is all that
+// mq_timedreceive (which removes the message) and mq_notify (which takes
+// the queue's one notification slot) need, so a read-only mount and
+// Landlock's read right do not stop them; rpc_pipefs's upcall pipes hand
+// their messages to the first reader. Every run, whoever runs it, has
+// them detached wherever they are mounted and readable (red team 23).
+var consumingFSTypes = map[string]bool{"mqueue": true, "rpc_pipefs": true}
+
 // Mounts lists the mounts of sbx's mount namespace, which the sandbox's
 // view copies. The kernel
 // takes about 2.5 µs a mount to write the file here, so it is read in one
@@ -161,6 +172,18 @@ func kernelMountOps(ms []Mount, gs []Grant, masked []string, root bool) []MountO
 		}
 		if root && revealingFSTypes[m.FSType] && readable(gs, p) {
 			ops = append(ops, MountOp{Kind: MountDetach, Path: p, Why: m.FSType + " mounted here: other processes' activity, root's by ownership alone"})
+			gone = append(gone, p)
+			continue
+		}
+		if consumingFSTypes[m.FSType] && readable(gs, p) {
+			// A user run's view is in a user namespace, where the
+			// host's mounts are locked (umount2 fails with EINVAL): an
+			// empty mask is mounted over it instead.
+			op := MountOp{Kind: MountDetach, Path: p, Why: m.FSType + " mounted here: reading takes the host's messages"}
+			if !root {
+				op.Kind, op.Dir = MountMask, true
+			}
+			ops = append(ops, op)
 			gone = append(gone, p)
 			continue
 		}
