@@ -75,28 +75,11 @@ var (
 	}
 )
 
-// validName reports whether s can name a profile. Names become file names
-// (NAME.sbx.json), so they are kept to a portable set.
-func validName(s string) bool {
-	if s == "" || len(s) > 64 {
-		return false
-	}
-	for i, r := range s {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
-		case (r == '-' || r == '_' || r == '.') && i > 0:
-		default:
-			return false
-		}
-	}
-	return true
-}
-
 // decodeProfile decodes one profile block. It returns nil when the block is
 // unusable (no valid name); a decl with failed set when it had other errors.
 func (c *compilation) decodeProfile(b *hcl.Block, isBuiltin bool) *decl {
 	name := b.Labels[0]
-	if !validName(name) {
+	if !ir.ValidName(name) {
 		c.errorf("invalid-name", b.LabelRanges[0], "Invalid profile name",
 			"%q cannot name a profile: use 1 to 64 letters, digits, '-', '_' or '.', starting with a letter or digit (the name becomes the file name NAME.sbx.json).", name)
 		return nil

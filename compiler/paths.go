@@ -259,6 +259,12 @@ func (c *compilation) glob(e elem) (ir.GlobRule, bool) {
 	case anchor == ir.AnchorPlatform:
 		c.errorf("invalid-glob", e.rng, "platform_defaults in deny_glob", "platform_defaults stands for several system paths and cannot anchor a pattern; use / or another anchor.")
 		return g, false
+	case anchor == ir.AnchorRoot && rel == "":
+		// A pattern of the root alone would match the whole file system
+		// (and is no pattern the IR can hold: its one component is
+		// empty); red team 23 saw it reported as an internal error.
+		c.errorf("invalid-glob", e.rng, "Glob pattern names the root", "%q matches the root itself, that is, the whole file system. A deny_glob names what to hide below an anchor, such as \"/**/*.pem\"; to grant nothing, give / no rule (what no rule grants is denied).", pat)
+		return g, false
 	case anchor == ir.AnchorRoot:
 		g.Pattern = "/" + rel
 	default:

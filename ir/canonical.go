@@ -170,11 +170,17 @@ func decodeError(data []byte, err error) error {
 // that a hand-edited or corrupted IR is rejected rather than enforced in some
 // unintended way.
 func (p *Profile) Validate() error {
+	// The message names what the IR holds (paths, file names), which a
+	// hand-edited artifact chooses: made printable, it cannot print a line
+	// of its own or rewrite the terminal where sbx reports it.
 	bad := func(r Range, format string, args ...any) error {
-		return fmt.Errorf("invalid IR: %s: %s", r, fmt.Sprintf(format, args...))
+		return fmt.Errorf("invalid IR: %s: %s", Printable(r.String()), Printable(fmt.Sprintf(format, args...)))
 	}
 	if p.Name == "" {
 		return bad(p.Source, "profile has no name")
+	}
+	if !ValidName(p.Name) {
+		return bad(p.Source, "profile name %q is not 1 to 64 letters, digits, '-', '_' or '.' starting with a letter or digit", p.Name)
 	}
 	checkPath := func(pt Path, r Range) error {
 		if pt.Anchor == "" {

@@ -123,6 +123,22 @@ type Result struct {
 	// Err is set when policy could not be evaluated for this profile; the
 	// findings are then incomplete and the check must fail.
 	Err error `json:"-"`
+	// Source is the profile block's range in the author's file.
+	Source *ir.Range `json:"-"`
+}
+
+// Located returns where a code-scanning report (SARIF, GitHub
+// annotations) places finding f: its own range, except that a finding on
+// a rule inherited from a built-in profile (builtin:NAME.hcl, a file in no
+// repository) is placed at the profile that extends it, in the author's
+// file, where an annotation can attach; inherited then returns the
+// built-in's range (nil otherwise).
+func (res *Result) Located(f Finding) (at, inherited *ir.Range) {
+	if f.Range != nil && strings.HasPrefix(f.Range.Filename, BuiltinPrefix) &&
+		res.Source != nil && res.Source.Filename != "" && !strings.HasPrefix(res.Source.Filename, BuiltinPrefix) {
+		return res.Source, f.Range
+	}
+	return f.Range, nil
 }
 
 // Check evaluates the policy against one profile.
@@ -131,7 +147,8 @@ func (e *Engine) Check(ctx context.Context, in Input) (*Result, error) {
 		return nil, errors.New("no profile")
 	}
 	file, artifact := in.names()
-	res := &Result{Profile: in.Profile.Name, File: file, Failures: []Finding{}, Warnings: []Finding{}, Exceptions: []Finding{}}
+	src := in.Profile.Source
+	res := &Result{Profile: in.Profile.Name, File: file, Source: &src, Failures: []Finding{}, Warnings: []Finding{}, Exceptions: []Finding{}}
 	val := inputValue(in, file, artifact)
 	if e.timeout > 0 {
 		var cancel context.CancelFunc

@@ -39,13 +39,14 @@ func (r *Report) WriteGitHub(w io.Writer) error {
 					cmd = "warning"
 				}
 				b.WriteString("::" + cmd + " ")
+				at, _ := res.Located(f)
 				file := res.File
-				if f.Range != nil && f.Range.Filename != "" {
-					file = f.Range.Filename
+				if at != nil && at.Filename != "" {
+					file = at.Filename
 				}
 				rg := ir.Range{Filename: file}
-				if f.Range != nil {
-					rg.Start, rg.End = f.Range.Start, f.Range.End
+				if at != nil {
+					rg.Start, rg.End = at.Start, at.End
 				}
 				props := ghRange(&rg)
 				props = append(props, "title="+ghProp(f.Code+" ("+res.Profile+")"))
@@ -84,12 +85,16 @@ func ghRange(r *ir.Range) []string {
 
 // ghData escapes a workflow command's message as the Actions runner
 // expects.
+//
+// The escapes keep line breaks; every other control character (an ESC
+// that starts a terminal sequence, BEL) from a profile or an artifact is
+// shown as U+FFFD (ir.Printable), as in the text report.
 func ghData(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+	return ir.Printable(strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s))
 }
 
 // ghProp escapes a workflow command property value, where ":" and ","
 // separate properties.
 func ghProp(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+	return ir.Printable(strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s))
 }

@@ -193,7 +193,7 @@ func (r *Report) WriteText(w io.Writer, opts WriteOptions) error {
 		var order []string
 		for _, res := range g.results {
 			if res.Err != nil {
-				fmt.Fprintf(&b, "ERROR - %s - %s - %v\n\n", res.File, res.Profile, res.Err)
+				fmt.Fprintf(&b, "ERROR - %s - %s - %s\n\n", ir.Printable(res.File), ir.Printable(res.Profile), ir.Printable(res.Err.Error()))
 			}
 			all := make([]Finding, 0, len(res.Failures)+len(res.Warnings))
 			all = append(all, res.Failures...)
@@ -212,12 +212,12 @@ func (r *Report) WriteText(w io.Writer, opts WriteOptions) error {
 			}
 			if opts.ShowExceptions {
 				for _, f := range res.Exceptions {
-					fmt.Fprintf(&b, "EXCP - %s - %s - %s: %s (excepted by %s)\n\n", where(res, f), res.Profile, f.Code, f.Message, f.ExceptedBy)
+					fmt.Fprintf(&b, "EXCP - %s - %s - %s: %s (excepted by %s)\n\n", where(res, f), ir.Printable(res.Profile), ir.Printable(f.Code), ir.Printable(f.Message), ir.Printable(f.ExceptedBy))
 				}
 			}
 		}
 		for _, code := range order {
-			fmt.Fprintf(&b, "... and %d more %s findings in %s not shown (--max-per-rule=0 shows all)\n\n", hidden[code], code, g.file)
+			fmt.Fprintf(&b, "... and %d more %s findings in %s not shown (--max-per-rule=0 shows all)\n\n", hidden[code], ir.Printable(code), ir.Printable(g.file))
 		}
 	}
 	b.WriteString(r.Summary().String())
@@ -226,11 +226,14 @@ func (r *Report) WriteText(w io.Writer, opts WriteOptions) error {
 	return err
 }
 
+// where is the finding's location as printed (made printable: a file
+// name comes from the command line or, for an artifact, from the
+// artifact's source ranges, anyone's to write).
 func where(res *Result, f Finding) string {
 	if f.Range != nil {
-		return fmt.Sprintf("%s:%d:%d", f.Range.Filename, f.Range.Start.Line, f.Range.Start.Column)
+		return ir.Printable(fmt.Sprintf("%s:%d:%d", f.Range.Filename, f.Range.Start.Line, f.Range.Start.Column))
 	}
-	return res.File
+	return ir.Printable(res.File)
 }
 
 func (r *Report) writeTextFinding(b *strings.Builder, res *Result, f Finding) {
@@ -238,7 +241,9 @@ func (r *Report) writeTextFinding(b *strings.Builder, res *Result, f Finding) {
 	if f.Severity == Warning {
 		label = "WARN"
 	}
-	fmt.Fprintf(b, "%s - %s - %s - %s: %s\n", label, where(res, f), res.Profile, f.Code, f.Message)
+	// Messages quote paths of the profile (any character, through HCL's
+	// escapes): one printable line each.
+	fmt.Fprintf(b, "%s - %s - %s - %s: %s\n", label, where(res, f), ir.Printable(res.Profile), ir.Printable(f.Code), ir.Printable(f.Message))
 	if f.Range != nil {
 		writeSnippet(b, *f.Range, r.Sources)
 	}
@@ -254,17 +259,19 @@ func writeSnippet(b *strings.Builder, rng ir.Range, srcs *diag.Sources) {
 	}
 	sn := rep.Diagnostics[0].Snippet
 	b.WriteString("\n  on ")
-	b.WriteString(rng.String())
+	b.WriteString(ir.Printable(rng.String()))
 	if sn.Context != nil && *sn.Context != "" {
 		b.WriteString(", in ")
-		b.WriteString(*sn.Context)
+		b.WriteString(ir.Printable(*sn.Context))
 	}
 	b.WriteString(":\n")
 	lines := strings.Split(sn.Code, "\n")
 	width := len(fmt.Sprint(sn.StartLine + len(lines) - 1))
 	off := 0
 	for i, l := range lines {
-		fmt.Fprintf(b, "  %*d: %s\n", width, sn.StartLine+i, l)
+		// One for one (the marks stay aligned): the source's own
+		// control characters are not printed either.
+		fmt.Fprintf(b, "  %*d: %s\n", width, sn.StartLine+i, ir.Printable(l))
 		hs, he := sn.HighlightStartOffset-off, sn.HighlightEndOffset-off
 		hs = max(0, min(hs, len(l)))
 		he = max(hs, min(he, len(l)))

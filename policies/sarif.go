@@ -70,13 +70,16 @@ type sarifNotification struct {
 }
 
 type sarifResult struct {
-	RuleID       string             `json:"ruleId"`
-	RuleIndex    int                `json:"ruleIndex"`
-	Level        string             `json:"level"`
-	Message      sarifMessage       `json:"message"`
-	Locations    []sarifLocation    `json:"locations,omitempty"`
-	Suppressions []sarifSuppression `json:"suppressions,omitempty"`
-	Properties   map[string]any     `json:"properties,omitempty"`
+	RuleID    string          `json:"ruleId"`
+	RuleIndex int             `json:"ruleIndex"`
+	Level     string          `json:"level"`
+	Message   sarifMessage    `json:"message"`
+	Locations []sarifLocation `json:"locations,omitempty"`
+	// RelatedLocations holds, for a finding on an inherited built-in
+	// rule, that rule's place in the built-in profile.
+	RelatedLocations []sarifLocation    `json:"relatedLocations,omitempty"`
+	Suppressions     []sarifSuppression `json:"suppressions,omitempty"`
+	Properties       map[string]any     `json:"properties,omitempty"`
 }
 
 type sarifSuppression struct {
@@ -226,12 +229,19 @@ func (r *Report) WriteSARIF(w io.Writer) error {
 				Properties: map[string]any{"profile": res.Profile, "rule": f.Rule},
 			}
 			loc := sarifLocation{LogicalLocations: []sarifLogical{{Name: res.Profile, Kind: "object"}}}
+			at, inherited := res.Located(f)
 			file := res.File
-			if f.Range != nil && f.Range.Filename != "" {
-				file = f.Range.Filename
+			if at != nil && at.Filename != "" {
+				file = at.Filename
 			}
-			loc.PhysicalLocation = sarifPhysicalOf(file, f.Range)
+			loc.PhysicalLocation = sarifPhysicalOf(file, at)
 			sr.Locations = []sarifLocation{loc}
+			if inherited != nil {
+				sr.RelatedLocations = []sarifLocation{{
+					PhysicalLocation: sarifPhysicalOf(inherited.Filename, inherited),
+					Message:          &sarifMessage{Text: "the rule, inherited from a built-in profile"},
+				}}
+			}
 			if suppressed {
 				sr.Suppressions = []sarifSuppression{{Kind: "external", Justification: "excepted by " + f.ExceptedBy}}
 			}

@@ -68,6 +68,25 @@ func (l *repeatedFlag) Set(v string) error {
 	return nil
 }
 
+// timeoutFlag is a time limit: a duration of 0 or more (0: none). A
+// negative one is a usage error rather than, as time.Duration's flag
+// would take it, no limit at all.
+type timeoutFlag time.Duration
+
+func (d *timeoutFlag) String() string { return time.Duration(*d).String() }
+
+func (d *timeoutFlag) Set(v string) error {
+	t, err := time.ParseDuration(v)
+	if err != nil {
+		return errors.New("not a duration such as 5s or 2m")
+	}
+	if t < 0 {
+		return errors.New("negative (0 means no limit)")
+	}
+	*d = timeoutFlag(t)
+	return nil
+}
+
 // policyFlags are the flags that select policy, shared by check and
 // compile.
 type policyFlags struct {
@@ -75,7 +94,7 @@ type policyFlags struct {
 	namespaces repeatedFlag
 	all        bool
 	noBuiltin  bool
-	timeout    time.Duration
+	timeout    timeoutFlag
 }
 
 // defaultPolicyTimeout bounds a profile's policy evaluation, as sbc
@@ -88,26 +107,27 @@ func addPolicyFlags(fs *flag.FlagSet) *policyFlags {
 	fs.Var(&pf.namespaces, "namespace", "evaluate organisation policy in package `NS` (default main); repeatable")
 	fs.BoolVar(&pf.all, "all-namespaces", false, "evaluate organisation policy in every package it declares")
 	fs.BoolVar(&pf.noBuiltin, "no-builtin", false, "do not evaluate sbc's built-in rules")
-	fs.DurationVar(&pf.timeout, "timeout", defaultPolicyTimeout, "time limit for evaluating the policy for each profile (0: none)")
+	pf.timeout = timeoutFlag(defaultPolicyTimeout)
+	fs.Var(&pf.timeout, "timeout", "time limit for evaluating the policy for each profile (0: none)")
 	return pf
 }
 
-// engine prepares the policy, reporting problems on stderr. It returns nil
-// after reporting an error.
-func (pf *policyFlags) engine(e *env, cmd string) *policies.Engine {
+// engine prepares the policy, reporting problems on stderr. It returns a
+// nil engine, and the error, after reporting one.
+func (pf *policyFlags) engine(e *env, cmd string) (*policies.Engine, error) {
 	eng, err := policies.New(context.Background(), policies.Options{
 		Policies:      pf.policies,
 		Namespaces:    pf.namespaces,
 		AllNamespaces: pf.all,
 		NoBuiltin:     pf.noBuiltin,
 		Print:         e.stderr,
-		Timeout:       pf.timeout,
+		Timeout:       time.Duration(pf.timeout),
 	})
 	if err != nil {
 		fmt.Fprintf(e.stderr, "sbc %s: policy error:\n%s\n", cmd, indentBlock(err.Error()))
-		return nil
+		return nil, err
 	}
-	return eng
+	return eng, nil
 }
 
 func indentBlock(s string) string {
@@ -147,8 +167,18 @@ func checkCommand() *command {
 }
 
 func runCheck(e *env, args []string, pf *policyFlags, format policies.Format, opts policies.WriteOptions) int {
-	eng := pf.engine(e, "check")
+	eng, err := pf.engine(e, "check")
 	if eng == nil {
+		if format != policies.FormatText {
+			// As for profiles that do not compile (below): CI uploads
+			// what it gets, so the document reports the policy error.
+			rep := &policies.Report{Tool: compiler.Version, Problems: diag.Diagnostics{{
+				Severity: diag.Error, Code: "policy-error", Summary: "Organisation policy could not be loaded", Detail: err.Error(),
+			}}}
+			if err := rep.Write(e.stdout, format, opts); err != nil {
+				fmt.Fprintf(e.stderr, "sbc check: writing the report: %v\n", err)
+			}
+		}
 		return exitUsage
 	}
 	inputs, srcs, problems, code := loadProfiles(e, args)

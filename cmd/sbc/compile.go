@@ -301,7 +301,10 @@ func writeAtomic(path string, data []byte) error {
 	old, err := os.Stat(path)
 	if err == nil {
 		mode = old.Mode().Perm()
-		if linkCount(old) > 1 {
+		// Another user's file keeps its owner only if rewritten in
+		// place (see keepOwner below), and so does a file with other
+		// hard links.
+		if linkCount(old) > 1 || foreignOwner(old) {
 			return writeInPlace(path, data)
 		}
 	}
@@ -311,6 +314,10 @@ func writeAtomic(path string, data []byte) error {
 	}
 	tmp, err := os.CreateTemp(dir, "."+base+".*.tmp")
 	if err != nil {
+		if old != nil && errors.Is(err, fs.ErrPermission) {
+			// A writable file in a directory sbc may not add to.
+			return writeInPlace(path, data)
+		}
 		return err
 	}
 	name := tmp.Name()
@@ -374,6 +381,11 @@ func writeInPlace(path string, data []byte) error {
 		dir = "."
 	}
 	bak, err := os.CreateTemp(dir, "."+base+".*.bak")
+	if err != nil && errors.Is(err, fs.ErrPermission) {
+		// The directory is not sbc's to add to: the copy goes to the
+		// temporary directory instead.
+		bak, err = os.CreateTemp("", base+".*.bak")
+	}
 	if err != nil {
 		return err
 	}

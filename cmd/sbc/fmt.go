@@ -110,15 +110,18 @@ func runFmt(e *env, args []string, check, showDiff bool, format string) int {
 				continue
 			}
 			unformatted = true
+			if !check {
+				// Listed only once changed: a name on standard output
+				// says the file was rewritten.
+				if err := writeAtomic(f, out); err != nil {
+					ds = ds.Errorf(diag.CodeIO, nil, fmt.Sprintf("Cannot write %s", f), "%v", err)
+					continue
+				}
+			}
 			if showDiff {
 				e.stdout.Write(diff.Diff(f, src, f+" (formatted)", out))
 			} else {
 				fmt.Fprintln(e.stdout, f)
-			}
-			if !check {
-				if err := writeAtomic(f, out); err != nil {
-					ds = ds.Errorf(diag.CodeIO, nil, fmt.Sprintf("Cannot write %s", f), "%v", err)
-				}
 			}
 		}
 	}

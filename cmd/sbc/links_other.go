@@ -9,3 +9,5 @@ func linkCount(fs.FileInfo) uint64 { return 1 }
 
 // keepOwner does nothing where files have no Unix owner.
 func keepOwner(string, fs.FileInfo) error { return nil }
+
+func foreignOwner(fs.FileInfo) bool { return false }

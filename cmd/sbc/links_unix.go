@@ -33,3 +33,15 @@ func keepOwner(name string, st fs.FileInfo) error {
 	}
 	return syscall.Lchown(name, int(s.Uid), int(s.Gid))
 }
+
+// foreignOwner reports whether the file st describes is another user's
+// and sbc cannot give a replacement that owner (it is not root): such a
+// file is rewritten in place.
+func foreignOwner(st fs.FileInfo) bool {
+	s, ok := st.Sys().(*syscall.Stat_t)
+	if !ok {
+		return false
+	}
+	euid := syscall.Geteuid()
+	return euid != 0 && int(s.Uid) != euid
+}

@@ -43,7 +43,8 @@ func testCommand() *command {
 			runRe := fs.String("run", "", "run only tests whose name matches `REGEX`")
 			format := fs.String("format", "pretty", "output `format`: pretty or json")
 			builtin := fs.Bool("builtin", false, "with PATHs, also run the built-in rules' tests")
-			timeout := fs.Duration("timeout", 5*time.Second, "time limit for each test")
+			timeout := timeoutFlag(5 * time.Second)
+			fs.Var(&timeout, "timeout", "time limit for each test")
 			return func(args []string) int {
 				if *format != "pretty" && *format != "json" {
 					return usageError(e, "test", "unknown --format %q (want pretty or json)", *format)
@@ -60,7 +61,7 @@ func testCommand() *command {
 					Run:      *runRe,
 					Coverage: *coverage,
 					Trace:    *verbose && !*coverage,
-					Timeout:  *timeout,
+					Timeout:  time.Duration(timeout),
 				}
 				return runTest(e, opts, *verbose, *format, *threshold)
 			}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/sbx-dev/sbx/ir"
@@ -218,16 +217,16 @@ func WriteText(w io.Writer, ds Diagnostics, srcs *Sources) error {
 // ESC that starts a terminal sequence: source from an untrusted change,
 // shown in a terminal or a CI log) with U+FFFD, one for one, so that what
 // is printed is what the file holds and the markers stay aligned.
-func visible(s string) string {
-	if strings.IndexFunc(s, func(r rune) bool { return r != '\t' && unicode.IsControl(r) }) < 0 {
-		return s
+func visible(s string) string { return ir.Printable(s) }
+
+// visibleLines is visible for text of several lines (a detail): its
+// newlines stay, every other control character goes.
+func visibleLines(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = visible(l)
 	}
-	return strings.Map(func(r rune) rune {
-		if r != '\t' && unicode.IsControl(r) {
-			return utf8.RuneError
-		}
-		return r
-	}, s)
+	return strings.Join(lines, "\n")
 }
 
 func writeOne(b *strings.Builder, d Diagnostic, srcs *Sources) {
@@ -236,7 +235,10 @@ func writeOne(b *strings.Builder, d Diagnostic, srcs *Sources) {
 	} else {
 		b.WriteString("Error: ")
 	}
-	b.WriteString(d.Summary)
+	// Summaries and details quote paths and names from the profile
+	// (HCL escapes can put any character there): one line, and lines,
+	// of printable text.
+	b.WriteString(visible(d.Summary))
 	b.WriteString("\n\n")
 	if d.Range != nil {
 		var sn *snippet
@@ -269,7 +271,7 @@ func writeOne(b *strings.Builder, d Diagnostic, srcs *Sources) {
 		b.WriteByte('\n')
 	}
 	if d.Detail != "" {
-		b.WriteString(d.Detail)
+		b.WriteString(visibleLines(d.Detail))
 		b.WriteString("\n\n")
 	}
 }

@@ -352,6 +352,23 @@ func computeLayout(ins []input, v View, supervise bool) *layout {
 					continue
 				}
 			}
+			if e.access == ir.Write {
+				// A missing writable root is writable once created, and
+				// only the nearest existing ancestor's rights can create
+				// it: where that is not writable, the command cannot (red
+				// team 23: dry-run said exact, mkdir failed with EROFS).
+				ex := path.Dir(e.path)
+				for ex != "/" && v.Lstat(ex) == KindMissing {
+					ex = path.Dir(ex)
+				}
+				if model(ex) != ir.Write || v.Lstat(ex) != KindDir {
+					for _, r := range e.refs {
+						lo.notes = append(lo.notes, note{ref: r, level: LevelRestrictive, mechanism: "landlock",
+							detail: e.path + " does not exist, and the command cannot create it (" + ex + " is not writable): create it before the run"})
+					}
+					continue
+				}
+			}
 			for _, r := range e.refs {
 				lo.notes = append(lo.notes, note{ref: r, level: LevelExact, detail: e.path + " does not exist"})
 			}
