@@ -366,6 +366,14 @@ func (lp *loop) run() (cleanupErr, waitErr error) {
 			}
 			pfd[4].Fd = int32(lp.endFD)
 			pfd[5].Fd = int32(lp.watchFD)
+		} else if !lp.cancelled {
+			// Draining what something outside the containment still
+			// holds open: a cancellation ends that at once (red team 23:
+			// a Ctrl-C waited for the whole drain bound).
+			pfd[3].Fd = int32(lp.wake)
+			if lp.cfg.CancelFD > 0 {
+				pfd[6].Fd = int32(lp.cfg.CancelFD)
+			}
 		}
 		// The nearest deadline bounds the wait.
 		var next time.Time
@@ -428,6 +436,15 @@ func (lp *loop) run() (cleanupErr, waitErr error) {
 					lp.cancelled = true
 					lp.ct.terminate()
 					graceEnd = time.Now().Add(lp.cfg.grace)
+				} else if lp.exited && !lp.cancelled {
+					// The command has ended: only the drain is cut short.
+					lp.cancelled = true
+					for i := range lp.streams {
+						if lp.streams[i].fd >= 0 {
+							lp.streams[i].cutShort = true
+							lp.streams[i].close()
+						}
+					}
 				}
 			}
 			if pfd[4].Revents != 0 && !lp.exited {

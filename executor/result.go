@@ -52,7 +52,9 @@ type Result struct {
 	// TimedOut reports that the expiration fired and the command was killed.
 	TimedOut bool
 	// Cancelled reports that the context was cancelled and the command was
-	// terminated.
+	// terminated, or, where it had already exited while something outside
+	// its containment held its pipes, that the draining of them was cut
+	// short (ExitCode is then the command's own).
 	Cancelled bool
 	// Duration is the wall time from start to the end of draining.
 	Duration time.Duration

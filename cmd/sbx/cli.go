@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/sbx-dev/sbx/ir"
 )
 
 // Exit codes of sbx itself; the others are the command's.
@@ -67,9 +69,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 func reportFailure(stderr io.Writer, usage string, err error) int {
 	var ue *usageError
 	if errors.As(err, &ue) {
-		fmt.Fprintf(stderr, "sbx: %v\n\n%s", err, usage)
+		fmt.Fprintf(stderr, "sbx: %s\n\n%s", ir.Printable(err.Error()), usage)
 		return exitFailure
 	}
-	fmt.Fprintf(stderr, "sbx: %v\n", err)
+	fmt.Fprintf(stderr, "sbx: %s\n", ir.Printable(err.Error()))
 	return exitFailure
 }

@@ -24,6 +24,11 @@ func main() {
 	if err := checkOpenFiles(); err != nil {
 		os.Exit(refuseEarly(os.Args[1:], err))
 	}
+	if len(os.Args) > 1 && os.Args[1] == "run" {
+		if err := checkProcs(); err != nil {
+			os.Exit(refuseEarly(os.Args[1:], err))
+		}
+	}
 	exitsAfterRun = true
 	code := run(os.Args[1:], stdStream{os.Stdout}, stdStream{os.Stderr})
 	starttrace.Mark("exit")

@@ -20,6 +20,7 @@ import (
 
 	"github.com/sbx-dev/sbx/executor"
 	"github.com/sbx-dev/sbx/internal/starttrace"
+	"github.com/sbx-dev/sbx/ir"
 	"github.com/sbx-dev/sbx/targets/landlock/launch"
 )
 
@@ -99,6 +100,23 @@ type runOptions struct {
 	early *launch.Early
 }
 
+// durationFlag is a time.Duration flag whose errors say why a value is
+// refused (flag's own says "parse error" whatever the reason).
+type durationFlag time.Duration
+
+func (d *durationFlag) String() string { return time.Duration(*d).String() }
+
+func (d *durationFlag) Set(v string) error {
+	t, err := time.ParseDuration(v)
+	if err != nil {
+		// ParseDuration says which part is wrong (an unknown unit, a
+		// value out of range: about 292 years at most).
+		return fmt.Errorf("%v; want a duration such as 500ms, 30s or 2m", strings.TrimPrefix(err.Error(), "time: "))
+	}
+	*d = durationFlag(t)
+	return nil
+}
+
 func parseRunFlags(args []string) (*runOptions, error) {
 	o := &runOptions{}
 	fs := flag.NewFlagSet("sbx run", flag.ContinueOnError)
@@ -107,7 +125,7 @@ func parseRunFlags(args []string) (*runOptions, error) {
 	fs.StringVar(&o.profile, "profile", defaultProfile, "")
 	fs.StringVar(&o.artifact, "artifact", "", "")
 	fs.StringVar(&o.cwd, "cwd", "", "")
-	fs.DurationVar(&o.timeout, "timeout", 0, "")
+	fs.Var((*durationFlag)(&o.timeout), "timeout", "")
 	fs.Var(&o.outputCap, "output-cap", "")
 	fs.StringVar(&o.retain, "retain", "head", "")
 	fs.StringVar(&o.capture, "capture", "shell", "")
@@ -146,6 +164,9 @@ func parseRunFlags(args []string) (*runOptions, error) {
 		return o, usagef("--json and --events cannot be combined")
 	case len(o.argv) == 0:
 		return o, usagef("no command given")
+	case o.argv[0] == "":
+		// `sbx run -- "$CMD"` with CMD unset: no command either.
+		return o, usagef("the command is empty (an unset variable?)")
 	case profileSet && o.artifact != "":
 		return o, usagef("--profile and --artifact cannot be combined")
 	case profileSet && o.profile == "":
@@ -607,7 +628,7 @@ func runCommandTo(args []string, stdout, stderr *checkedWriter) int {
 			// command started: nothing ran, and sbx ends as cancelled.
 			return interruptedBeforeStart(o, ev, stdout, stderr, received)
 		}
-		return fail(runErr)
+		return fail(withResourceHint(runErr))
 	}
 
 	switch {
@@ -626,17 +647,29 @@ func runCommandTo(args []string, stdout, stderr *checkedWriter) int {
 			fmt.Fprintln(stderr, outputCutNotice)
 		}
 	default:
-		if outLive.wasCut || errLive.wasCut {
-			fmt.Fprintln(stderr, outputCutNotice)
+		if errLive.wasCut && received == 0 {
+			// stderr's reader stopped reading (its output was cut when
+			// the deadline passed): the notice and the status line are
+			// offered to it for a bounded time, as after a signal, instead
+			// of blocking sbx for ever on a stream nobody reads (red team
+			// 23).
+			errLive.boundFor(interruptedWriteBound)
 		}
+		if outLive.wasCut || errLive.wasCut {
+			fmt.Fprintln(errLive, outputCutNotice)
+		}
+		// The line names the command, a path or the sandbox's error, any
+		// of which may carry control characters (a name with an escape
+		// sequence, a stray CR): printed as U+FFFD, so that what the
+		// terminal shows is the name refused (red team 23).
 		if line := statusLine(res, received, outputFailed.Load()); line != "" {
-			fmt.Fprintln(errLive, line)
+			fmt.Fprintln(errLive, ir.Printable(line))
 		}
 	}
 	if runErr != nil {
 		// The command ran, but sbx could not confirm that nothing it started
 		// survives.
-		fmt.Fprintf(stderr, "sbx: %v\n", runErr)
+		fmt.Fprintf(stderr, "sbx: %s\n", ir.Printable(runErr.Error()))
 		return exitFailure
 	}
 	// A signal that arrived after the command ended (the signal pipe holds
@@ -756,4 +789,21 @@ func interruptedBeforeStart(o *runOptions, ev *eventWriter, stdout, stderr io.Wr
 		fmt.Fprintln(stderr, "sbx: "+msg)
 	}
 	return code
+}
+
+// withResourceHint adds to a failed start that ran out of a resource which
+// one it was and the way out: the bare errno ("resource temporarily
+// unavailable") named neither (red team 23).
+func withResourceHint(err error) error {
+	switch {
+	case errors.Is(err, syscall.EAGAIN):
+		return fmt.Errorf("%w (processes ran out: the user's process limit, RLIMIT_NPROC, or the system's; raise it with ulimit -u, or end other processes)", err)
+	case errors.Is(err, syscall.EMFILE):
+		return fmt.Errorf("%w (descriptors ran out: raise the open-files limit with ulimit -n)", err)
+	case errors.Is(err, syscall.ENFILE):
+		return fmt.Errorf("%w (the system's open-file table is full)", err)
+	case errors.Is(err, syscall.ENOMEM):
+		return fmt.Errorf("%w (memory ran out)", err)
+	}
+	return err
 }

@@ -41,8 +41,11 @@ func DefaultBindings(cwd string, getenv func(string) string) (ir.Bindings, error
 	}
 	if cwd == "" {
 		wd, err := os.Getwd()
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("binding {cwd}: the current directory was deleted (%w): change to an existing directory, or pass --cwd", err)
+		}
 		if err != nil {
-			return nil, fmt.Errorf("binding {cwd}: %w", err)
+			return nil, fmt.Errorf("binding {cwd}: the current directory: %w", err)
 		}
 		cwd = wd
 	}
