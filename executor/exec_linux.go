@@ -437,8 +437,9 @@ func (lp *loop) run() (cleanupErr, waitErr error) {
 					lp.ct.terminate()
 					graceEnd = time.Now().Add(lp.cfg.grace)
 				} else if lp.exited && !lp.cancelled {
-					// The command has ended: only the drain is cut short.
-					lp.cancelled = true
+					// The command has ended: only the drain is cut short
+					// (and a run that timed out stays timed out).
+					lp.cancelled = !lp.timedOut
 					for i := range lp.streams {
 						if lp.streams[i].fd >= 0 {
 							lp.streams[i].cutShort = true
