@@ -63,7 +63,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -99,7 +98,10 @@ func rt23Nobody(t *testing.T, real string, prefix []string, args ...string) *exe
 // thread creation matters, the real binary is run.
 func rt23RealSbx(t *testing.T) string {
 	t.Helper()
-	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("the go command is needed to build sbx: %v", err)
+	}
 	out := filepath.Join(t.TempDir(), "sbx")
 	build := exec.Command(gobin, "build", "-o", out, "github.com/sbx-dev/sbx/cmd/sbx")
 	if b, err := build.CombinedOutput(); err != nil {
