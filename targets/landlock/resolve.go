@@ -165,6 +165,18 @@ func resolveRules(bd *ir.Bound, v View, shared []string) (links, onTheWay []stri
 		}
 		planted := false
 		resolvePath(v, res.Readlink, r.Path, func(l string) { planted = planted || plantable(l) })
+		if planted && globDenies(bd.DenyGlobs, r.Path) {
+			// A rule's own path that a pattern matches is denied whatever
+			// max_depth says; through a link, that denial is what the
+			// link leads to, which the rule, dropped, would otherwise
+			// leave to the scan's depth (random battery, seed 26 p030: a
+			// write on {cwd}/b/l7/k.key, l7 -> ../a/b, and "*.key" with
+			// max_depth 1 left {cwd}/a/b/k.key readable). A deny carries
+			// through links (below).
+			changed = true
+			bd.Rules[i].Access = ir.Deny
+			continue
+		}
 		if a, _, _ := judge.Access(p); planted && a != ir.Write {
 			changed = true
 			gone = append(gone, i)
@@ -220,6 +232,12 @@ func resolveRules(bd *ir.Bound, v View, shared []string) (links, onTheWay []stri
 		carry := true
 		planted := false // a link followed, nested ones included, is plantable
 		resolvePath(v, res.Readlink, r.Path, func(l string) { planted = planted || plantable(l) })
+		if r.Access == ir.Read && p != r.Path && planted && globDenies(bd.DenyGlobs, r.Path) {
+			// As for a write rule above: the denial of the rule's own
+			// path goes with it to the target.
+			r.Access = ir.Deny
+			bd.Rules[i].Access = ir.Deny
+		}
 		if r.Access == ir.Read && p != r.Path && planted {
 			if a, _, _ := judge.Access(p); a != ir.Write {
 				carry = false
@@ -365,6 +383,22 @@ func dropLinkGrants(gs []Grant, links []string) []Grant {
 		}
 	}
 	return out
+}
+
+// globDenies reports whether a deny glob matches p or one of its
+// ancestors.
+func globDenies(gs []ir.BoundGlob, p string) bool {
+	for _, g := range gs {
+		for q := p; ; q = path.Dir(q) {
+			if ir.MatchGlob(g.Pattern, q) {
+				return true
+			}
+			if q == "/" || q == "." {
+				break
+			}
+		}
+	}
+	return false
 }
 
 // plantableIn returns the test of whether a command could have put the

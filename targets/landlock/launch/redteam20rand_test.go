@@ -671,7 +671,15 @@ func (g *rt20Gen) bind() {
 		}
 		lp := rt20Join(dir, path.Base(p))
 		_, final := tr.links[lp]
-		switch w.acc {
+		acc := w.acc
+		if acc == rt18R && planted && len(followed) > 0 && globDenied(p) {
+			// "A rule's own path that a pattern (or its ancestor) matches
+			// is denied whatever max_depth says": through a plantable
+			// link that denial goes to the target, as for a write rule
+			// (seed 26, p030).
+			acc = rt18D
+		}
+		switch acc {
 		case rt18W:
 			if len(followed) == 0 {
 				add(rt18W, p, false)
@@ -1297,4 +1305,43 @@ profile "rt20-chain" {
 			t.Errorf("control: %q; want the chain to resolve outside the sandbox", ctl.Stdout)
 		}
 	})
+}
+
+// TestRedTeam20ReproGlobOnRuleThroughPlantedLink: found by the random
+// battery (seed 26, p030). A rule whose own path a deny_glob matches is
+// denied whatever max_depth says; a write rule through a link the command
+// could have planted ({cwd}/b/l7 -> ../a/b) was dropped whole, so that
+// denial went too, and the target, readable through another rule and
+// deeper than the pattern's max_depth, stayed readable. The denial now
+// goes to the target.
+func TestRedTeam20ReproGlobOnRuleThroughPlantedLink(t *testing.T) {
+	const src = `
+profile "rt20-gl" {
+  filesystem {
+    read      = [platform_defaults, path(cwd, "a")]
+    write     = [path(cwd, "b", "l7", "k.key")]
+    deny_glob = [{ pattern = "*.key", max_depth = 1 }]
+  }
+}
+`
+	art, _ := rt17pCompile(t, src, "rt20-gl")
+	for _, u := range users {
+		t.Run(u.name, func(t *testing.T) {
+			base := rt17pTree(t, u, map[string]string{"ws/a/b/k.key": "RT20-KEY", "ws/a/b/f.txt": "RT20-F"}, []string{"ws/b"},
+				map[string]string{"ws/b/l7": "../a/b"})
+			ws := base + "/ws"
+			r := rt17pRun(t, u, art, base+"/home", ws, `cat `+ws+`/a/b/f.txt 2>/dev/null
+cat `+ws+`/a/b/k.key 2>/dev/null
+echo END`, nil)
+			if r.SbxError != "" || !strings.Contains(r.Stdout, "END") {
+				t.Fatalf("run failed: %+v", r)
+			}
+			if !strings.Contains(r.Stdout, "RT20-F") {
+				t.Fatalf("control: {cwd}/a/b/f.txt, readable through read {cwd}/a, is not: %q", r.Stdout)
+			}
+			if strings.Contains(r.Stdout, "RT20-KEY") {
+				t.Errorf("ESCAPE: {cwd}/a/b/k.key, the target of a rule's path that \"*.key\" matches, is readable: %q", r.Stdout)
+			}
+		})
+	}
 }
