@@ -165,7 +165,7 @@ func resolveRules(bd *ir.Bound, v View, shared []string) (links, onTheWay []stri
 		}
 		planted := false
 		resolvePath(v, res.Readlink, r.Path, func(l string) { planted = planted || plantable(l) })
-		if planted && globDenies(bd.DenyGlobs, r.Path) {
+		if planted && globDenies(v, bd.DenyGlobs, r.Path) {
 			// A rule's own path that a pattern matches is denied whatever
 			// max_depth says; through a link, that denial is what the
 			// link leads to, which the rule, dropped, would otherwise
@@ -232,7 +232,7 @@ func resolveRules(bd *ir.Bound, v View, shared []string) (links, onTheWay []stri
 		carry := true
 		planted := false // a link followed, nested ones included, is plantable
 		resolvePath(v, res.Readlink, r.Path, func(l string) { planted = planted || plantable(l) })
-		if r.Access == ir.Read && p != r.Path && planted && globDenies(bd.DenyGlobs, r.Path) {
+		if r.Access == ir.Read && p != r.Path && planted && globDenies(v, bd.DenyGlobs, r.Path) {
 			// As for a write rule above: the denial of the rule's own
 			// path goes with it to the target.
 			r.Access = ir.Deny
@@ -385,12 +385,14 @@ func dropLinkGrants(gs []Grant, links []string) []Grant {
 	return out
 }
 
-// globDenies reports whether a deny glob matches p or one of its
-// ancestors.
-func globDenies(gs []ir.BoundGlob, p string) bool {
+// globDenies reports whether a deny glob matches p, or one of its
+// ancestors, where that is not a symbolic link: a link a pattern matches
+// is masked by its own name, and what it points to keeps the access the
+// profile gives it under its own name.
+func globDenies(v View, gs []ir.BoundGlob, p string) bool {
 	for _, g := range gs {
 		for q := p; ; q = path.Dir(q) {
-			if ir.MatchGlob(g.Pattern, q) {
+			if ir.MatchGlob(g.Pattern, q) && v.Lstat(q) != KindSymlink {
 				return true
 			}
 			if q == "/" || q == "." {

@@ -624,6 +624,24 @@ func (g *rt20Gen) bind() {
 		}
 		return false
 	}
+	// globDeniedPath is globDenied where the matched path is not itself a
+	// link: "A symbolic link a pattern matches is masked by its name ...
+	// the target keeps the access the profile gives it under its own
+	// name".
+	globDeniedPath := func(p string) bool {
+		for q := path.Clean(p); q != "." && q != "/"; q = path.Dir(q) {
+			if _, isLink := tr.links[q]; isLink {
+				continue
+			}
+			for _, gl := range g.globs {
+				pat := strings.NewReplacer("{cwd}", "/B/ws", "{home}", "/B/"+g.homeRel, "{tmpdir}", "/B/"+g.tmpRel).Replace(gl.pat)
+				if rt18GlobMatch(rt18Split(pat), rt18Split("/B/"+q)) {
+					return true
+				}
+			}
+		}
+		return false
+	}
 	targetAcc := func(p string) int {
 		if globDenied(p) {
 			return rt18D
@@ -672,7 +690,7 @@ func (g *rt20Gen) bind() {
 		lp := rt20Join(dir, path.Base(p))
 		_, final := tr.links[lp]
 		acc := w.acc
-		if acc == rt18R && planted && len(followed) > 0 && globDenied(p) {
+		if acc == rt18R && planted && len(followed) > 0 && globDeniedPath(p) {
 			// "A rule's own path that a pattern (or its ancestor) matches
 			// is denied whatever max_depth says": through a plantable
 			// link that denial goes to the target, as for a write rule
