@@ -50,3 +50,13 @@ func Printable(s string) string {
 }
 
 func unprintable(r rune) bool { return r != '\t' && unicode.IsControl(r) }
+
+// PrintableLines is Printable for text of several lines (a message with a
+// list, a detail): its newlines stay, every other control character goes.
+func PrintableLines(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = Printable(l)
+	}
+	return strings.Join(lines, "\n")
+}

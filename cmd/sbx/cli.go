@@ -69,9 +69,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 func reportFailure(stderr io.Writer, usage string, err error) int {
 	var ue *usageError
 	if errors.As(err, &ue) {
-		fmt.Fprintf(stderr, "sbx: %s\n\n%s", ir.Printable(err.Error()), usage)
+		fmt.Fprintf(stderr, "sbx: %s\n\n%s", ir.PrintableLines(err.Error()), usage)
 		return exitFailure
 	}
-	fmt.Fprintf(stderr, "sbx: %s\n", ir.Printable(err.Error()))
+	fmt.Fprintf(stderr, "sbx: %s\n", ir.PrintableLines(err.Error()))
 	return exitFailure
 }

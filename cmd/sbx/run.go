@@ -663,13 +663,13 @@ func runCommandTo(args []string, stdout, stderr *checkedWriter) int {
 		// sequence, a stray CR): printed as U+FFFD, so that what the
 		// terminal shows is the name refused (red team 23).
 		if line := statusLine(res, received, outputFailed.Load()); line != "" {
-			fmt.Fprintln(errLive, ir.Printable(line))
+			fmt.Fprintln(errLive, ir.PrintableLines(line))
 		}
 	}
 	if runErr != nil {
 		// The command ran, but sbx could not confirm that nothing it started
 		// survives.
-		fmt.Fprintf(stderr, "sbx: %s\n", ir.Printable(runErr.Error()))
+		fmt.Fprintf(stderr, "sbx: %s\n", ir.PrintableLines(runErr.Error()))
 		return exitFailure
 	}
 	// A signal that arrived after the command ended (the signal pipe holds

@@ -221,13 +221,7 @@ func visible(s string) string { return ir.Printable(s) }
 
 // visibleLines is visible for text of several lines (a detail): its
 // newlines stay, every other control character goes.
-func visibleLines(s string) string {
-	lines := strings.Split(s, "\n")
-	for i, l := range lines {
-		lines[i] = visible(l)
-	}
-	return strings.Join(lines, "\n")
-}
+func visibleLines(s string) string { return ir.PrintableLines(s) }
 
 func writeOne(b *strings.Builder, d Diagnostic, srcs *Sources) {
 	if d.Severity == Warning {

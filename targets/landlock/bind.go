@@ -711,9 +711,21 @@ func (pl *Plan) Bind(b ir.Bindings, o BindOptions) (*Spec, *Report, error) {
 	}
 	for _, r := range pl.Requirements {
 		if r.ABI > abi {
+			if r.Feature == "scope_abstract_unix_socket" && pl.Network.Mode == ir.NetworkPorts && len(pl.Network.UnixSockets) > 0 && o.Supervise {
+				// Listed sockets: Unix sockets can be created, and it is
+				// the supervisor that refuses every abstract address
+				// (the plan's text assumes no socket is listed: red team
+				// 24).
+				r.Fallback = "connect and bind to abstract Unix addresses go to the seccomp supervisor, which refuses every one (EACCES)"
+			}
 			short = append(short, r)
 		}
 	}
+	// Strict mode refuses below the ABI the profile needs; the refusal is
+	// returned once the rules this launcher enforces only in part are
+	// known too, so that it names every rule --allow-degraded would leave
+	// short (red team 24: a partial ports rule went unmentioned).
+	var abiRefusal error
 	if len(short) > 0 && !o.AllowDegraded {
 		var lines []string
 		for _, r := range short {
@@ -723,7 +735,7 @@ func (pl *Plan) Bind(b ir.Bindings, o BindOptions) (*Spec, *Report, error) {
 		if o.ABICap > 0 && o.ABICap < o.KernelABI {
 			have += fmt.Sprintf(", capped to %d", o.ABICap)
 		}
-		return nil, rep, fmt.Errorf("%w: profile %s needs ABI %d, %s:\n%s\nrun with --allow-degraded to enforce it with best effort (the result lists what is not enforced)",
+		abiRefusal = fmt.Errorf("%w: profile %s needs ABI %d, %s:\n%s\nrun with --allow-degraded to enforce it with best effort (the result lists what is not enforced)",
 			ErrABI, pl.Profile, pl.MinABI, have, strings.Join(lines, "\n"))
 	}
 	rep.Degraded = len(short) > 0
@@ -856,8 +868,10 @@ func (pl *Plan) Bind(b ir.Bindings, o BindOptions) (*Spec, *Report, error) {
 		f := &rep.Fidelity[i]
 		for _, r := range short {
 			if r.Rule == f.Rule && r.Source == f.Source {
-				if r.Lost && f.Level.rank() < LevelPartial.rank() {
-					f.Level = LevelPartial
+				// The level is the fallback's: what enforces the rule at
+				// this ABI (red team 24: "exact" stayed below min_abi).
+				if lv := r.fallbackLevel(); f.Level.rank() < lv.rank() {
+					f.Level = lv
 				}
 				f.Detail = strings.TrimPrefix(f.Detail+"; ", "; ") + fmt.Sprintf("degraded: %s needs ABI %d: %s", r.Feature, r.ABI, r.Fallback)
 			}
@@ -872,6 +886,12 @@ func (pl *Plan) Bind(b ir.Bindings, o BindOptions) (*Spec, *Report, error) {
 			if f.Level == LevelPartial || f.Level == LevelUnenforceable {
 				lines = append(lines, fmt.Sprintf("  %s (%s): %s: %s", f.Rule, f.Source, f.Level, f.Detail))
 			}
+		}
+		if abiRefusal != nil && len(lines) > 0 {
+			return nil, rep, fmt.Errorf("%w\nand, whatever the ABI, rules this launcher enforces only in part:\n%s", abiRefusal, strings.Join(lines, "\n"))
+		}
+		if abiRefusal != nil {
+			return nil, rep, abiRefusal
 		}
 		if len(lines) > 0 {
 			return nil, rep, fmt.Errorf("%w: profile %s:\n%s\nrun with --allow-degraded to enforce the rest (the result lists what is not enforced), or change the rule",

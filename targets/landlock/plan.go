@@ -432,6 +432,20 @@ func networkFidelity(n ir.Network, supervise bool) []Fidelity {
 	return out
 }
 
+// fallbackLevel is the fidelity of a rule enforced by r's fallback, below
+// the ABI r needs: partial where the guarantee is lost, restrictive where
+// the fallback denies more than the rule (its text says so), and
+// supplementary where another mechanism keeps it.
+func (r Requirement) fallbackLevel() Level {
+	switch {
+	case r.Lost:
+		return LevelPartial
+	case strings.HasSuffix(r.Fallback, "(restrictive)"):
+		return LevelRestrictive
+	}
+	return LevelSupplementary
+}
+
 // requirements lists the Landlock features the profile needs.
 func requirements(p *ir.Profile, fid []Fidelity) []Requirement {
 	var out []Requirement
