@@ -44,7 +44,7 @@ func TestSpliceCounts(t *testing.T) {
 		if _, err := unix.Poll(pfd, -1); err != nil && err != unix.EINTR {
 			t.Fatal(err)
 		}
-		lp.drain(ps)
+		lp.drain(ps, func() bool { return false })
 	}
 	if err := <-done; err != nil {
 		t.Fatal(err)

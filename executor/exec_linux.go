@@ -97,6 +97,10 @@ func execute(ctx context.Context, cfg *config, path string, res *Result) (*Resul
 	}
 	starttrace.Mark("start")
 	cmd, p, ct, failed, err := startCommand(cfg, path, stdio, res)
+	// The deadline counts from here: an OnStart that takes its time does
+	// not extend it (red team 24: a 0.6 s OnStart let a command with a
+	// 0.3 s timeout run to its end).
+	spawned := time.Now()
 	starttrace.Mark("started")
 	if err != nil {
 		return nil, err
@@ -167,6 +171,7 @@ func execute(ctx context.Context, cfg *config, path string, res *Result) (*Resul
 	}
 
 	lp = &loop{
+		spawned: spawned,
 		cfg:     cfg,
 		ct:      ct,
 		p:       p,
@@ -283,7 +288,21 @@ func cancelled(fd int) bool {
 	}
 	p := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
 	n, err := unix.Poll(p, 0)
-	return err == nil && n > 0 && p[0].Revents != 0
+	return err == nil && n > 0 && p[0].Revents&cancelEvents != 0
+}
+
+// cancelEvents are the poll events of CancelFD that cancel: readable, or
+// its write end closed. POLLNVAL (not an open descriptor: Run refuses one
+// at the start, and the caller may have closed it since) does not.
+const cancelEvents = unix.POLLIN | unix.POLLHUP | unix.POLLERR
+
+// validCancelFD reports whether fd, a Request's CancelFD, is open.
+func validCancelFD(fd int) bool {
+	if fd <= 0 {
+		return true
+	}
+	_, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0)
+	return err == nil
 }
 
 // eventOne is the eventfd increment that wakes the loop.
@@ -291,6 +310,7 @@ var eventOne = [8]byte{1}
 
 // loop is the state of one run's poll loop.
 type loop struct {
+	spawned time.Time // when the command was started: the deadline's origin
 	cfg     *config
 	ct      *linuxContainer
 	p       *process
@@ -327,7 +347,35 @@ func (lp *loop) run() (cleanupErr, waitErr error) {
 	}()
 	var expire, graceEnd, drainEnd time.Time
 	if lp.cfg.timeout > 0 {
-		expire = time.Now().Add(lp.cfg.timeout)
+		expire = lp.spawned.Add(lp.cfg.timeout)
+	}
+	// due tells drain, between reads, that the loop has something to act
+	// on: the deadline or the grace has passed, or a cancellation is
+	// waiting. Only with an OnOutput callback, whose calls may take their
+	// time: without one, reads are quick (red team 24: 5 ms callbacks on
+	// a fast writer put the deadline off by a second, the cancellation by
+	// two).
+	var cancelPoll [2]unix.PollFd
+	due := func() bool {
+		if lp.d.cb == nil || lp.exited {
+			return false
+		}
+		now := time.Now()
+		switch {
+		case lp.cancelled:
+			return !graceEnd.IsZero() && !now.Before(graceEnd)
+		case lp.timedOut:
+			return false
+		case !expire.IsZero() && !now.Before(expire):
+			return true
+		}
+		cancelPoll[0] = unix.PollFd{Fd: int32(lp.wake), Events: unix.POLLIN}
+		cancelPoll[1] = unix.PollFd{Fd: -1}
+		if lp.cfg.CancelFD > 0 {
+			cancelPoll[1] = unix.PollFd{Fd: int32(lp.cfg.CancelFD), Events: unix.POLLIN}
+		}
+		n, err := unix.Poll(cancelPoll[:], 0)
+		return err == nil && n > 0 && (cancelPoll[0].Revents != 0 || cancelPoll[1].Revents&cancelEvents != 0)
 	}
 	graceKilled := false
 	// The deadlines are an absolute timer's (a timer descriptor on
@@ -424,10 +472,10 @@ func (lp *loop) run() (cleanupErr, waitErr error) {
 			}
 			for i := range lp.streams {
 				if pfd[i].Revents != 0 {
-					lp.drain(&lp.streams[i])
+					lp.drain(&lp.streams[i], due)
 				}
 			}
-			if pfd[3].Revents != 0 || pfd[6].Revents != 0 {
+			if pfd[3].Revents != 0 || pfd[6].Revents&cancelEvents != 0 {
 				if pfd[3].Revents != 0 {
 					var b [8]byte
 					unix.Read(lp.wake, b[:])
@@ -531,12 +579,13 @@ func armTimer(tfd int, t time.Time) error {
 	return unix.TimerfdSettime(tfd, unix.TFD_TIMER_ABSTIME, &unix.ItimerSpec{Value: at}, nil)
 }
 
-// drain reads what the pipe holds now, until it would block or ends.
-func (lp *loop) drain(ps *pipeStream) {
+// drain reads what the pipe holds now, until it would block or ends, or
+// due reports something for the loop to act on.
+func (lp *loop) drain(ps *pipeStream, due func() bool) {
 	// A few reads per wake-up at most, so that a fast writer on one pipe
 	// cannot starve the other one or the exit and cancellation checks.
-	for range 16 {
-		if ps.fd < 0 {
+	for i := range 16 {
+		if ps.fd < 0 || i > 0 && due() {
 			return
 		}
 		if ps.counting {
@@ -550,7 +599,10 @@ func (lp *loop) drain(ps *pipeStream) {
 		case n > 0:
 			ps.ret.Write(lp.buf[:n])
 			lp.d.deliver(ps.s, lp.buf[:n])
-			if n == len(lp.buf) && len(lp.buf) < readBufSize {
+			// With an OnOutput callback, reads stay one chunk long, so
+			// that due is asked after every call (a slow callback would
+			// otherwise take eight calls per read before the loop acts).
+			if n == len(lp.buf) && len(lp.buf) < readBufSize && lp.d.cb == nil {
 				lp.buf = make([]byte, readBufSize)
 			}
 			// Once head retention is full and nothing more is delivered,

@@ -334,6 +334,9 @@ func startCommand(cfg *config, path string, stdin, stdout, stderr *os.File, res 
 // cancelled reports false: Request.CancelFD is Linux only.
 func cancelled(int) bool { return false }
 
+// validCancelFD reports true: CancelFD is ignored on this platform.
+func validCancelFD(int) bool { return true }
+
 // discard would drain the rest of the pipe without copying it; it reports
 // false (not used) on this platform, and the reader keeps reading.
 func (r *reader) discard() bool { return false }

@@ -71,6 +71,9 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("not started: %w", err)
 	}
+	if !validCancelFD(cfg.CancelFD) {
+		return nil, fmt.Errorf("%w: CancelFD %d is not an open descriptor", ErrInvalidRequest, cfg.CancelFD)
+	}
 	if cancelled(cfg.CancelFD) {
 		return nil, fmt.Errorf("not started: %w", context.Canceled)
 	}

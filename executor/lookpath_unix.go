@@ -42,7 +42,10 @@ func resolve(argv0 string, env []string, dir string) (path string, code int, rea
 		}
 	}
 	var denied error
-	for _, d := range filepath.SplitList(search) {
+	// strings.Split, not filepath.SplitList: an empty PATH ("PATH=") is
+	// one empty entry, the current directory, as execvp and the shells
+	// read it (SplitList returns none).
+	for _, d := range strings.Split(search, ":") {
 		if d == "" {
 			d = "."
 		}

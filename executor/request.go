@@ -315,13 +315,17 @@ type Request struct {
 	// goroutine, a panic in OnStart or OnOutput makes Run kill the run
 	// (and everything it started), reap it and close its descriptors
 	// before the panic goes on to the caller. (Elsewhere OnOutput runs on
-	// the readers' goroutines, where a panic ends the program.)
+	// the readers' goroutines, where a panic ends the program.) The
+	// deadline counts from the start, OnStart's time included; it is acted
+	// on once OnStart returns.
 	OnStart func(StartInfo)
 	// OnOutput, if set, receives output as it is read, in chunks of at most
 	// OutputChunkSize bytes. Calls are serialised (never concurrent), the
 	// chunk is only valid during the call, and a slow callback slows the
 	// command down (the pipes are not read meanwhile). The deadline and
-	// the cancellation are acted on between calls: a callback must not
+	// the cancellation are acted on between calls (with a callback, the
+	// pipes are read one chunk at a time, so that each call is followed
+	// by that check): a callback must not
 	// block without bound (sbx's own gives up a write once the deadline
 	// has passed or a signal came, see cmd/sbx/live.go).
 	OnOutput func(stream Stream, chunk []byte)
@@ -345,7 +349,8 @@ type Request struct {
 	// cancels the run as cancelling ctx does: the executor polls it with
 	// the command's pipes and never reads it. It lets a signal handler
 	// cancel a run by writing to a pipe, with no goroutine in between
-	// (sbx run does so). Elsewhere it is ignored.
+	// (sbx run does so). One that is not open is an ErrInvalidRequest
+	// (closed later, it does not cancel). Elsewhere it is ignored.
 	CancelFD int
 
 	// ExitsAfter tells Run that the caller's process exits as soon as Run
