@@ -1,3 +1,5 @@
+//go:build linux && amd64
+
 package launch_test
 
 // Red team 24: is degraded mode honest? For Landlock ABI caps 1..6 and the
