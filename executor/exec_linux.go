@@ -355,6 +355,7 @@ func (lp *loop) run() (cleanupErr, waitErr error) {
 	// time: without one, reads are quick (red team 24: 5 ms callbacks on
 	// a fast writer put the deadline off by a second, the cancellation by
 	// two).
+	graceKilled := false
 	var cancelPoll [2]unix.PollFd
 	due := func() bool {
 		if lp.d.cb == nil || lp.exited {
@@ -363,7 +364,7 @@ func (lp *loop) run() (cleanupErr, waitErr error) {
 		now := time.Now()
 		switch {
 		case lp.cancelled:
-			return !graceEnd.IsZero() && !now.Before(graceEnd)
+			return !graceKilled && !graceEnd.IsZero() && !now.Before(graceEnd)
 		case lp.timedOut:
 			return false
 		case !expire.IsZero() && !now.Before(expire):
@@ -377,7 +378,6 @@ func (lp *loop) run() (cleanupErr, waitErr error) {
 		n, err := unix.Poll(cancelPoll[:], 0)
 		return err == nil && n > 0 && (cancelPoll[0].Revents != 0 || cancelPoll[1].Revents&cancelEvents != 0)
 	}
-	graceKilled := false
 	// The deadlines are an absolute timer's (a timer descriptor on
 	// CLOCK_MONOTONIC), not ppoll's relative timeout: a ppoll that a stop
 	// (SIGSTOP, ^Z) interrupts is restarted on resumption with the time it
