@@ -234,7 +234,16 @@ func (t *tracer) event(pid int, ws unix.WaitStatus) {
 	case !tr.started && sig == unix.SIGSTOP:
 		tr.started = true
 		if !tr.known {
-			return // born decides, once its creator's event comes
+			if t.rootDead {
+				// The program is gone: a child whose first stop comes
+				// only now (its creator was killed in the creating call
+				// and will report nothing) goes on, as rootGone lets
+				// those already waiting go on. Held, it would be
+				// reported as a survivor the program did not leave.
+				tr.known = true
+				t.resume(pid, 0)
+			}
+			return // otherwise born decides, once its creator's event comes
 		}
 		if tr.process && pid == t.heldPid && t.point.Syscall == 0 && !t.killed {
 			tr.held = true
@@ -326,7 +335,7 @@ func (t *tracer) rootGone() {
 		t.mu.Lock()
 		defer t.mu.Unlock()
 		for pid := range t.alive {
-			t.out.Survivors = append(t.out.Survivors, fmt.Sprintf("%d %q", pid, cmdline(pid)))
+			t.out.Survivors = append(t.out.Survivors, fmt.Sprintf("%d %q (%s)", pid, cmdline(pid), describe(pid)))
 			unix.Kill(pid, unix.SIGKILL)
 		}
 	})
@@ -352,6 +361,32 @@ func syscallOf(pid int) string {
 	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/syscall")
 	nr, _, _ := strings.Cut(strings.TrimSpace(string(b)), " ")
 	return "system call " + nr
+}
+
+// describe says what a survivor was doing, for the report: its state,
+// real parent, kernel wait channel, the system call it is in, and whether
+// it is the tracer's (a tracee) or a zombie nobody reaped.
+func describe(pid int) string {
+	dir := "/proc/" + strconv.Itoa(pid) + "/"
+	var state, ppid, tracer string
+	if b, err := os.ReadFile(dir + "status"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			k, v, _ := strings.Cut(line, ":")
+			v = strings.TrimSpace(v)
+			switch k {
+			case "State":
+				state = v
+			case "PPid":
+				ppid = v
+			case "TracerPid":
+				tracer = v
+			}
+		}
+	}
+	wchan, _ := os.ReadFile(dir + "wchan")
+	sc, _ := os.ReadFile(dir + "syscall")
+	nr, _, _ := strings.Cut(strings.TrimSpace(string(sc)), " ")
+	return fmt.Sprintf("state %s, parent %s, tracer %s, wchan %s, system call %s", state, ppid, tracer, wchan, nr)
 }
 
 func cmdline(pid int) string {
