@@ -334,6 +334,28 @@ func reapCgroupOrphans(dir string, leader int) {
 	if _, _, e := unix.Syscall6(unix.SYS_PRCTL, unix.PR_GET_CHILD_SUBREAPER, uintptr(unsafe.Pointer(&flag)), 0, 0, 0, 0); e == 0 && flag == 0 {
 		return // not a subreaper: orphans go to another reaper
 	}
+	self := os.Getpid()
+	name := "/" + filepath.Base(dir)
+	eachProcess(func(pid int, st procStat) {
+		if pid == leader || st.state != 'Z' || st.ppid != self {
+			return
+		}
+		cg, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cgroup")
+		if err != nil {
+			return
+		}
+		for _, line := range strings.Split(string(cg), "\n") {
+			if p, ok := strings.CutPrefix(line, "0::"); ok && (strings.HasSuffix(p, name) || strings.Contains(p, name+"/")) {
+				reapZombie(pid)
+			}
+		}
+	})
+}
+
+// eachProcess calls fn with every process in /proc but this one and its
+// parsed stat line (processes that are gone by the time it is read are
+// skipped).
+func eachProcess(fn func(pid int, st procStat)) {
 	d, err := os.Open("/proc")
 	if err != nil {
 		return
@@ -341,27 +363,22 @@ func reapCgroupOrphans(dir string, leader int) {
 	names, _ := d.Readdirnames(-1)
 	d.Close()
 	self := os.Getpid()
-	name := "/" + filepath.Base(dir)
 	for _, n := range names {
 		pid, err := strconv.Atoi(n)
-		if err != nil || pid == leader || pid == self {
+		if err != nil || pid == self {
 			continue
 		}
-		st, err := readProcStat(pid)
-		if err != nil || st.state != 'Z' || st.ppid != self {
-			continue
-		}
-		cg, err := os.ReadFile("/proc/" + n + "/cgroup")
-		if err != nil {
-			continue
-		}
-		for _, line := range strings.Split(string(cg), "\n") {
-			if p, ok := strings.CutPrefix(line, "0::"); ok && (strings.HasSuffix(p, name) || strings.Contains(p, name+"/")) {
-				var ws syscall.WaitStatus
-				syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
-			}
+		if st, err := readProcStat(pid); err == nil {
+			fn(pid, st)
 		}
 	}
+}
+
+// reapZombie collects the exit status of pid, a zombie child of this process,
+// without waiting.
+func reapZombie(pid int) {
+	var ws syscall.WaitStatus
+	syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
 }
 
 // killStragglers SIGKILLs every live process other than the leader that
@@ -371,35 +388,23 @@ func reapCgroupOrphans(dir string, leader int) {
 // the session before it died cannot be attributed to the command any more;
 // it stays until this process exits.)
 func (c *linuxContainer) killStragglers() (alive int) {
-	d, err := os.Open("/proc")
-	if err != nil {
-		return 0
-	}
-	names, _ := d.Readdirnames(-1)
-	d.Close()
 	self := os.Getpid()
 	needle := []byte(tokenVar + "=" + c.token + "\x00")
-	for _, name := range names {
-		pid, err := strconv.Atoi(name)
-		if err != nil || pid == self || pid == c.pid {
-			continue
-		}
-		st, err := readProcStat(pid)
-		if err != nil {
-			continue
+	eachProcess(func(pid int, st procStat) {
+		if pid == c.pid {
+			return
 		}
 		if st.state == 'Z' || st.state == 'X' {
 			// Orphans of the command were reparented to this process (the
 			// subreaper): reap those known to be the command's.
 			if st.ppid == self && (c.killed[pid] || st.pgrp == c.pid || st.session == c.pid) {
-				var ws syscall.WaitStatus
-				syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
+				reapZombie(pid)
 			}
-			continue
+			return
 		}
 		mine := st.pgrp == c.pid || st.session == c.pid || c.killed[pid]
 		if !mine {
-			env, err := os.ReadFile("/proc/" + name + "/environ")
+			env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
 			mine = err == nil && bytes.Contains(env, needle)
 		}
 		if mine {
@@ -407,7 +412,7 @@ func (c *linuxContainer) killStragglers() (alive int) {
 			c.killed[pid] = true
 			alive++
 		}
-	}
+	})
 	return alive
 }
 
