@@ -42,11 +42,13 @@ var kernelFSTypes = map[string]bool{
 }
 
 // revealingFSTypes are the kernel file systems that show other
-// processes' activity to a reader who owns them, root: tracefs and debugfs
-// (every process's system calls; reading trace_pipe consumes the host
-// tracer's events) and procfs (other processes' entries, which the
-// sandbox's own /proc hides). Root runs have them detached wherever they
-// are mounted.
+// processes' activity: tracefs and debugfs (every process's system calls;
+// reading trace_pipe consumes the host tracer's events), root's alone by
+// their modes, and procfs (other processes' entries, which the sandbox's
+// own /proc hides), whose command lines, status and mount tables every
+// user may read. Root runs have them detached wherever they are mounted
+// and readable; a user's run masks procfs (red team 25: a build chroot's
+// /proc listed the host's processes and their arguments to uid 65534).
 var revealingFSTypes = map[string]bool{"tracefs": true, "debugfs": true, "proc": true}
 
 // consumingFSTypes are the kernel file systems where a reader takes
@@ -144,8 +146,9 @@ func isOctal(c byte) bool { return c >= '0' && c <= '7' }
 
 // kernelMountOps returns the operations that keep the kernel's file
 // systems in ms out of the command's reach wherever the host mounted
-// them: in root runs a revealing one the grants make readable is
-// detached; any other that the grants make writable is made read-only
+// them: a revealing one the grants make readable is detached in root runs
+// (procfs is masked in a user's run), a consuming one in every run; any
+// other that the grants make writable is made read-only
 // (MountKernelReadOnly), since a writable root attaches the host's mounts
 // below it as they are. /proc is the sandbox's own procfs, mounted over
 // the host's and what lies below it, and /sys is made read-only
@@ -170,16 +173,18 @@ func kernelMountOps(ms []Mount, gs []Grant, masked []string, root bool) []MountO
 		if !kernelFSTypes[m.FSType] || !strings.HasPrefix(p, "/") || p == "/" || ir.PathWithin(p, "/proc") || below(p, gone) || below(p, masked) {
 			continue
 		}
-		if root && revealingFSTypes[m.FSType] && readable(gs, p) {
-			ops = append(ops, MountOp{Kind: MountDetach, Path: p, Why: m.FSType + " mounted here: other processes' activity, root's by ownership alone"})
-			gone = append(gone, p)
-			continue
+		why := ""
+		switch {
+		case revealingFSTypes[m.FSType] && (root || m.FSType == "proc"):
+			why = m.FSType + " mounted here: other processes' activity"
+		case consumingFSTypes[m.FSType]:
+			why = m.FSType + " mounted here: reading takes the host's messages"
 		}
-		if consumingFSTypes[m.FSType] && readable(gs, p) {
+		if why != "" && readable(gs, p) {
 			// A user run's view is in a user namespace, where the
 			// host's mounts are locked (umount2 fails with EINVAL): an
 			// empty mask is mounted over it instead.
-			op := MountOp{Kind: MountDetach, Path: p, Why: m.FSType + " mounted here: reading takes the host's messages"}
+			op := MountOp{Kind: MountDetach, Path: p, Why: why}
 			if !root {
 				op.Kind, op.Dir = MountMask, true
 			}

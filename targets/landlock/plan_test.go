@@ -265,7 +265,7 @@ func TestBindMountsFailClosed(t *testing.T) {
 		{Path: ir.Path{Anchor: "root"}, Access: ir.Read},
 		{Path: ir.Path{Anchor: "cwd"}, Access: ir.Write},
 	}}, Network: ir.Network{Mode: ir.NetworkNone}}
-	v := fakeView{"/": landlock.KindDir, "/w": landlock.KindDir, "/w/chroot": landlock.KindDir, "/w/chroot/proc": landlock.KindDir}
+	v := fakeView{"/": landlock.KindDir, "/w": landlock.KindDir, "/w/chroot": landlock.KindDir, "/w/chroot/proc": landlock.KindDir, "/w/chroot/sys": landlock.KindDir}
 	b := ir.Bindings{"cwd": {"/w"}}
 	pl, _ := landlock.Compile(p)
 	_, _, err := pl.Bind(b, landlock.BindOptions{KernelABI: 7, View: v, Mounts: func() ([]landlock.Mount, error) {
@@ -275,16 +275,20 @@ func TestBindMountsFailClosed(t *testing.T) {
 		t.Errorf("a failed listing of the mounts: %v, want the binding refused", err)
 	}
 	spec, _, err := pl.Bind(b, landlock.BindOptions{KernelABI: 7, View: v, Mounts: func() ([]landlock.Mount, error) {
-		return []landlock.Mount{{Path: "/", FSType: "ext4"}, {Path: "/w/chroot/proc", FSType: "proc"}}, nil
+		return []landlock.Mount{{Path: "/", FSType: "ext4"}, {Path: "/w/chroot/proc", FSType: "proc"}, {Path: "/w/chroot/sys", FSType: "sysfs"}}, nil
 	}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	found := false
+	readOnly, hidden := false, false
 	for _, m := range spec.Mounts {
-		found = found || (m.Kind == landlock.MountKernelReadOnly && m.Path == "/w/chroot/proc")
+		readOnly = readOnly || (m.Kind == landlock.MountKernelReadOnly && m.Path == "/w/chroot/sys")
+		hidden = hidden || ((m.Kind == landlock.MountMask || m.Kind == landlock.MountDetach) && m.Path == "/w/chroot/proc")
 	}
-	if !found {
-		t.Errorf("a procfs below the writable root: no kernel-read-only operation in %v", spec.Mounts)
+	if !readOnly {
+		t.Errorf("a sysfs below the writable root: no kernel-read-only operation in %v", spec.Mounts)
+	}
+	if !hidden {
+		t.Errorf("a procfs below the writable root: neither masked nor detached in %v", spec.Mounts)
 	}
 }
