@@ -158,7 +158,7 @@ func FuzzKernelMountOps(f *testing.F) {
 			if root && revealingFSTypes[m.FSType] && grants(m.Path, FSReadFile|FSReadDir) {
 				t.Fatalf("root run: %s at %s is readable and not detached: %v", m.FSType, m.Path, ops)
 			}
-			if consumingFSTypes[m.FSType] && grants(m.Path, FSReadFile|FSReadDir) {
+			if (consumingFSTypes[m.FSType] || m.FSType == "proc") && grants(m.Path, FSReadFile|FSReadDir) {
 				t.Fatalf("%s at %s is readable and neither detached nor masked: %v", m.FSType, m.Path, ops)
 			}
 			if !ir.PathWithin(m.Path, "/sys") && grants(m.Path, ^(FSExecute|FSReadFile|FSReadDir)) && opAt[m.Path] != MountKernelReadOnly {
