@@ -103,7 +103,7 @@ type Bound struct {
 }
 
 // Bind binds p's rules with b. Protected names are expanded into read rules
-// below every bound writable root. Allow rules (read, write, sockets) whose
+// directly below every bound writable root (see also ProtectBetween). Allow rules (read, write, sockets) whose
 // anchor has no binding are dropped and listed in Dropped; a deny rule or
 // deny glob whose anchor has no binding is an error, because ignoring it
 // would grant more than the profile says.
@@ -177,6 +177,77 @@ func (p *Profile) Bind(b Bindings) (*Bound, error) {
 		}
 	}
 	return out, nil
+}
+
+// ProtectBetween adds protected names as read rules in every writable
+// directory strictly between a writable root and another one nested in it
+// (the folders between /tmp and a workspace in /tmp/a/b/ws): git, hg and jj
+// look for a repository in every parent of the directory they run in, so a
+// .git planted there would be the workspace's repository for the host's
+// tools (red team 25: its core.fsmonitor ran on the host's next git
+// status). A target calls it on the rules as it enforces them (links
+// followed, rules through planted links dropped); file(p) says whether the
+// write rule at p is on a file, which is no root. Only where the rules make
+// the directory writable: a read rule for D/.git would otherwise reopen a
+// denied or read-only D.
+func (bd *Bound) ProtectBetween(protect []ProtectRule, file func(string) bool) {
+	if len(protect) == 0 {
+		return
+	}
+	denied := map[string]bool{}
+	for _, r := range bd.Rules {
+		if r.Access == Deny {
+			denied[r.Path] = true
+		}
+	}
+	var roots []BoundRule
+	isRoot := map[string]bool{}
+	for _, r := range bd.Rules {
+		if r.Access == Write && !denied[r.Path] && !isRoot[r.Path] && !file(r.Path) {
+			roots = append(roots, r)
+			isRoot[r.Path] = true
+		}
+	}
+	rules := &Bound{Rules: bd.Rules}
+	seen := map[string]bool{}
+	var add []BoundRule
+	for _, inner := range roots {
+		for _, outer := range roots {
+			if outer.Path == inner.Path || !PathWithin(inner.Path, outer.Path) {
+				continue
+			}
+			for d := path.Dir(inner.Path); d != outer.Path && PathWithin(d, outer.Path); d = path.Dir(d) {
+				if seen[d] || isRoot[d] {
+					continue
+				}
+				seen[d] = true
+				if acc, _, _ := rules.Access(d); acc != Write {
+					continue
+				}
+				rel := strings.TrimPrefix(strings.TrimPrefix(d, outer.Path), "/")
+				for _, pr := range protect {
+					add = append(add, BoundRule{
+						Path:     JoinAbs(d, pr.Name),
+						Access:   Read,
+						Origin:   OriginProtect,
+						Symbolic: outer.Symbolic.Join(rel).Join(pr.Name),
+						Source:   pr.Source,
+					})
+				}
+			}
+		}
+	}
+	if len(add) == 0 {
+		return
+	}
+	bd.Rules = append(bd.Rules, add...)
+	sort.SliceStable(bd.Rules, func(i, j int) bool {
+		a, c := bd.Rules[i], bd.Rules[j]
+		if a.Path != c.Path {
+			return a.Path < c.Path
+		}
+		return a.Access < c.Access
+	})
 }
 
 // bindGlob turns a glob pattern into absolute patterns.

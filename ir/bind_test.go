@@ -252,3 +252,42 @@ func TestEscapeGlob(t *testing.T) {
 		}
 	}
 }
+
+// TestProtectBetween: protected names go into every writable directory
+// strictly between a writable root and one nested in it, not into
+// directories the rules deny or make read-only, and not above a write
+// rule on a file (red team 25: a .git planted above the workspace).
+func TestProtectBetween(t *testing.T) {
+	w := func(p string) BoundRule { return BoundRule{Path: p, Access: Write, Origin: OriginRule, Symbolic: Path{Anchor: "root", Rel: strings.TrimPrefix(p, "/")}} }
+	r := func(p string, a Access) BoundRule { return BoundRule{Path: p, Access: a, Origin: OriginRule} }
+	protect := []ProtectRule{{Name: ".git"}}
+	for _, c := range []struct {
+		name  string
+		rules []BoundRule
+		files []string
+		want  []string
+	}{
+		{"nested", []BoundRule{w("/tmp"), w("/tmp/a/b/ws")}, nil, []string{"/tmp/a/.git", "/tmp/a/b/.git"}},
+		{"directly nested", []BoundRule{w("/tmp"), w("/tmp/ws")}, nil, nil},
+		{"not nested", []BoundRule{w("/tmp/a"), w("/var/ws")}, nil, nil},
+		{"a denied directory between", []BoundRule{w("/tmp"), r("/tmp/a", Deny), w("/tmp/a/b/ws")}, nil, nil},
+		{"a read-only directory between", []BoundRule{w("/tmp"), r("/tmp/a/b", Read), w("/tmp/a/b/c/ws")}, nil, []string{"/tmp/a/.git"}},
+		{"a file rule", []BoundRule{w("/tmp"), w("/tmp/a/f.txt")}, []string{"/tmp/a/f.txt"}, nil},
+		{"the root overridden", []BoundRule{w("/tmp"), r("/tmp", Deny), w("/tmp/a/ws")}, nil, nil},
+	} {
+		bd := &Bound{Rules: append([]BoundRule(nil), c.rules...)}
+		bd.ProtectBetween(protect, func(p string) bool { return slices.Contains(c.files, p) })
+		var got []string
+		for _, x := range bd.Rules {
+			if x.Origin == OriginProtect {
+				if x.Access != Read || !strings.HasSuffix(x.Symbolic.Rel, "/.git") {
+					t.Errorf("%s: %+v: want a read rule whose symbolic path ends in the name", c.name, x)
+				}
+				got = append(got, x.Path)
+			}
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s: protected %v, want %v", c.name, got, c.want)
+		}
+	}
+}

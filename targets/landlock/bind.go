@@ -303,8 +303,9 @@ func CheckWritableRoots(s *Spec, plan *Plan, bound []ir.BoundRule, b ir.Bindings
 	// rule) and denials.
 	type carveOut struct{ path, how string }
 	var carveOuts []carveOut
+	var writes []string
 	if plan != nil {
-		var writes, reads []string
+		var reads []string
 		add := func(p string, a ir.Access) {
 			switch a {
 			case ir.Write:
@@ -381,8 +382,20 @@ func CheckWritableRoots(s *Spec, plan *Plan, bound []ir.BoundRule, b ir.Bindings
 				return fmt.Errorf("binding {%s}: %s lies inside %s, which the profile protects: making it writable would let the command change what tools run from it on the host (a repository's hooks and configuration); refusing (%s)", a.anchor, strings.TrimSpace(a.what+" "+root), c, a.way)
 			}
 		}
+		// A write rule between the carve-out and the root reopens it: the
+		// most specific rule covering the root already makes it writable,
+		// so binding it writable undoes nothing (random battery seed 29
+		// p055: deny BASE, write ~ inside it, TMPDIR=~/t was refused).
+		reopened := func(c string) bool {
+			for _, w := range writes {
+				if w != c && ir.PathWithin(w, c) && ir.PathWithin(root, w) {
+					return true
+				}
+			}
+			return false
+		}
 		for _, c := range carveOuts {
-			if ir.PathWithin(root, c.path) {
+			if ir.PathWithin(root, c.path) && !reopened(c.path) {
 				return fmt.Errorf("binding {%s}: %s lies inside %s, which the profile makes %s: making it writable would undo that; refusing (%s)", a.anchor, strings.TrimSpace(a.what+" "+root), c.path, c.how, a.way)
 			}
 		}
@@ -752,6 +765,7 @@ func (pl *Plan) Bind(b ir.Bindings, o BindOptions) (*Spec, *Report, error) {
 	}
 	shared := SharedPlaces(b)
 	linkRules, onTheWay := resolveRules(bd, v, shared)
+	bd.ProtectBetween(prof.Filesystem.Protect, func(p string) bool { return v.Stat(p) == KindFile })
 	links, followed, err := gitdirTargets(bd, v)
 	if err != nil {
 		return nil, rep, fmt.Errorf("binding profile %s: %w", pl.Profile, err)

@@ -306,6 +306,17 @@ func FuzzBindLayout(f *testing.F) {
 				v[q] = KindDir
 			}
 		}
+		// The target also protects the names in the directories between
+		// nested writable roots, which it judges on the view.
+		n := len(bd.Rules)
+		bd.ProtectBetween(p.Filesystem.Protect, func(q string) bool { return v.Stat(q) == KindFile })
+		if len(bd.Rules) > n {
+			for _, r := range bd.Rules {
+				if r.Origin == ir.OriginProtect && !slices.Contains(paths, r.Path) {
+					paths = append(paths, r.Path)
+				}
+			}
+		}
 		spec, rep, err := pl.Bind(b, BindOptions{KernelABI: MaxKnownABI, AllowDegraded: true, View: v, Supervise: supervise,
 			Mounts: func() ([]Mount, error) { return nil, nil }})
 		if err != nil {
@@ -1022,6 +1033,9 @@ func FuzzBindLayoutLinks(f *testing.F) {
 			kept = append(kept, r)
 		}
 		model.Rules = kept
+		// The protected names between nested writable roots, judged on
+		// the rules at what they name, as the target judges them.
+		model.ProtectBetween(p.Filesystem.Protect, func(q string) bool { return fs.Stat(q) == KindFile })
 		access := func(q string) ir.Access { a, _, _ := model.Access(q); return a }
 
 		// 2. No grant on a link.

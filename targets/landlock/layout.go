@@ -143,14 +143,17 @@ type input struct {
 	access ir.Access
 	forced bool // a deny-glob match: nothing below it is reopened
 	ref    int  // index of the IR rule in the fidelity table
+	// protect: a protected name's rule (ir.OriginProtect)
+	protect bool
 }
 
 type entry struct {
-	path   string
-	access ir.Access
-	forced bool
-	refs   []int
-	depth  int
+	path    string
+	access  ir.Access
+	forced  bool
+	protect bool // a protected name's (one of its inputs is)
+	refs    []int
+	depth   int
 
 	parent *entry
 	ll     ir.Access // access Landlock alone grants here (max over ancestors)
@@ -225,6 +228,7 @@ func computeLayout(ins []input, v View, supervise bool) *layout {
 			e.forced = true
 			e.access = ir.Deny
 		}
+		e.protect = e.protect || in.protect
 		e.refs = append(e.refs, in.ref)
 	}
 	// A deny glob denies its match and everything below, whatever deeper
@@ -340,7 +344,11 @@ func computeLayout(ins []input, v View, supervise bool) *layout {
 						// workspace inside /tmp) becomes a mount point too.
 						p.op = MountReadWrite
 					}
-					if supervise && ex == path.Dir(e.path) && p != nil && p.op == MountReadWrite {
+					// A protected name in a writable directory between
+					// two nested writable roots (ir.Bound.ProtectBetween)
+					// has no entry for that directory: the pins below make
+					// it a mount point, since it is above a guarded path.
+					if supervise && ex == path.Dir(e.path) && (p != nil && p.op == MountReadWrite || p == nil && e.protect) {
 						lo.guarded = append(lo.guarded, e.path)
 						for _, r := range e.refs {
 							lo.notes = append(lo.notes, note{ref: r, level: LevelSupplementary, mechanism: "seccomp user notification",

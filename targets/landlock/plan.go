@@ -297,7 +297,7 @@ func (t *ruleTable) apply(notes []note) {
 func boundInputs(bd *ir.Bound, t *ruleTable) []input {
 	ins := make([]input, 0, len(bd.Rules))
 	for _, r := range bd.Rules {
-		ins = append(ins, input{path: r.Path, access: r.Access, ref: t.refOf(r)})
+		ins = append(ins, input{path: r.Path, access: r.Access, ref: t.refOf(r), protect: r.Origin == ir.OriginProtect})
 	}
 	return ins
 }

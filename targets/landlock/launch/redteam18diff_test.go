@@ -1133,6 +1133,47 @@ func rt18Build(prof rt18Prof, base, stmp, bin string) *rt18Gen {
 			m.isRule[p] = true
 		}
 	}
+	// And in every writable directory between a writable root and
+	// another one nested in it (README "filesystem", protect: the folders
+	// above a workspace inside /tmp, where git looks for a repository).
+	var writes []string
+	isWrite := map[string]bool{}
+	for _, r := range m.rules {
+		if r.acc != rt18W || r.file || isWrite[r.path] {
+			continue
+		}
+		overridden := false
+		for _, d := range m.rules {
+			overridden = overridden || d.acc == rt18D && d.path == r.path
+		}
+		if !overridden {
+			writes = append(writes, r.path)
+			isWrite[r.path] = true
+		}
+	}
+	var between []string
+	seenBetween := map[string]bool{}
+	for _, in := range writes {
+		for _, out := range writes {
+			if out == in || !(out == "/" || strings.HasPrefix(in, out+"/")) {
+				continue
+			}
+			for d := path.Dir(in); d != out && (out == "/" || strings.HasPrefix(d, out+"/")); d = path.Dir(d) {
+				if !seenBetween[d] && !isWrite[d] && m.W(d) {
+					between = append(between, d)
+				}
+				seenBetween[d] = true
+			}
+		}
+	}
+	for _, d := range between {
+		for _, n := range prof.protect {
+			p := path.Join(d, n)
+			m.rules = append(m.rules, rt18Rule{acc: rt18R, path: p})
+			m.prot[p] = true
+			m.isRule[p] = true
+		}
+	}
 	for _, gl := range prof.globs {
 		m.globs = append(m.globs, rt18Glob{pat: anch.Replace(gl.pat), depth: gl.depth})
 	}

@@ -783,7 +783,36 @@ func (g *rt20Gen) bind() {
 			roots = append(roots, strings.TrimPrefix(strings.TrimPrefix(b.path, "{base}"), "/"))
 		}
 	}
+	// And in every directory between two nested writable roots that the
+	// bound rules make writable (README "filesystem", protect).
+	bw := &rt18Model{prot: map[string]bool{}}
+	if g.readRoot {
+		bw.rules = append(bw.rules, rt18R_("/"))
+	}
+	for _, b := range g.bound {
+		b.path = strings.Replace(b.path, "{base}", "/B", 1)
+		bw.rules = append(bw.rules, b)
+	}
+	isRoot := map[string]bool{}
 	for _, w := range roots {
+		isRoot[w] = true
+	}
+	var between []string
+	seenBetween := map[string]bool{}
+	for _, in := range roots {
+		for _, out := range roots {
+			if out == in || !rt20Within(in, out) {
+				continue
+			}
+			for d := path.Dir(in); d != out && d != "." && rt20Within(d, out); d = path.Dir(d) {
+				if !seenBetween[d] && !isRoot[d] && bw.acc("/B/"+d) == rt18W {
+					between = append(between, d)
+				}
+				seenBetween[d] = true
+			}
+		}
+	}
+	for _, w := range append(roots, between...) {
 		for _, n := range g.protect {
 			q := rt20Join(w, n)
 			if _, isLink := tr.links[q]; isLink {
