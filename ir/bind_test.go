@@ -258,7 +258,9 @@ func TestEscapeGlob(t *testing.T) {
 // directories the rules deny or make read-only, and not above a write
 // rule on a file (red team 25: a .git planted above the workspace).
 func TestProtectBetween(t *testing.T) {
-	w := func(p string) BoundRule { return BoundRule{Path: p, Access: Write, Origin: OriginRule, Symbolic: Path{Anchor: "root", Rel: strings.TrimPrefix(p, "/")}} }
+	w := func(p string) BoundRule {
+		return BoundRule{Path: p, Access: Write, Origin: OriginRule, Symbolic: Path{Anchor: "root", Rel: strings.TrimPrefix(p, "/")}}
+	}
 	r := func(p string, a Access) BoundRule { return BoundRule{Path: p, Access: a, Origin: OriginRule} }
 	protect := []ProtectRule{{Name: ".git"}}
 	for _, c := range []struct {
