@@ -345,7 +345,12 @@ func (lp *loop) run() (cleanupErr, waitErr error) {
 			unix.Close(lp.null)
 		}
 	}()
-	var expire, graceEnd, drainEnd time.Time
+	// stuckEnd bounds the wait for the leader after the final SIGKILL (of
+	// the timeout, or after a cancellation's grace): a process in
+	// uninterruptible sleep (a FUSE or NFS server that does not answer)
+	// cannot die, and the namespace's init waits for it (red team 25:
+	// sbx waited as long as the server did, ten minutes).
+	var expire, graceEnd, drainEnd, stuckEnd time.Time
 	if lp.cfg.timeout > 0 {
 		expire = lp.spawned.Add(lp.cfg.timeout)
 	}
@@ -432,6 +437,8 @@ func (lp *loop) run() (cleanupErr, waitErr error) {
 			next = graceEnd
 		case !lp.timedOut && !lp.cancelled:
 			next = expire
+		default:
+			next = stuckEnd
 		}
 		var ts *unix.Timespec
 		if !next.IsZero() && tfd >= 0 {
@@ -543,6 +550,15 @@ func (lp *loop) run() (cleanupErr, waitErr error) {
 			}
 		}
 		now := time.Now()
+		if !lp.exited && !stuckEnd.IsZero() && !now.Before(stuckEnd) {
+			for i := range lp.streams {
+				if lp.streams[i].fd >= 0 {
+					lp.streams[i].cutShort = true
+					lp.streams[i].close()
+				}
+			}
+			return errors.Join(cleanupErr, fmt.Errorf("processes of the command have not ended %v after SIGKILL: a process in uninterruptible sleep (state D: waiting on a file system such as FUSE or NFS, or a device, that does not answer) cannot die until that call returns; they are left behind", cleanupTimeout)), waitErr
+		}
 		switch {
 		case lp.exited:
 			if !now.Before(drainEnd) {
@@ -559,10 +575,12 @@ func (lp *loop) run() (cleanupErr, waitErr error) {
 				// command's cleanup, goes now.
 				graceKilled = true
 				lp.ct.kill()
+				stuckEnd = now.Add(cleanupTimeout)
 			}
 		case !lp.timedOut && !expire.IsZero() && !now.Before(expire):
 			lp.timedOut = true
 			lp.ct.kill()
+			stuckEnd = now.Add(cleanupTimeout)
 		}
 	}
 }

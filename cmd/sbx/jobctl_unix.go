@@ -7,6 +7,8 @@ import (
 	"os/signal"
 	"sync"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // jobControl passes a stop of sbx (SIGTSTP: ^Z at a terminal, sent to
@@ -102,6 +104,13 @@ func (j *jobControl) loop() {
 			return
 		case s := <-ch:
 			switch {
+			case s == syscall.SIGTTOU || s == syscall.SIGTTIN:
+				if !background() {
+					// A job brought to the foreground since: the
+					// write or read that raised it goes through now.
+					continue
+				}
+				fallthrough
 			case s == syscall.SIGTSTP:
 				// Before the start is reported the command may already
 				// run: wait for the report (or for the run's end, where
@@ -111,13 +120,55 @@ func (j *jobControl) loop() {
 				case <-j.done:
 				}
 				stopped = j.signalTree(syscall.SIGTSTP)
-				syscall.Kill(os.Getpid(), syscall.SIGSTOP) // SIGCONT comes next, on the channel
+				// A SIGCONT (fg right after ^Z) that came while the tree
+				// was being stopped found sbx running: were sbx to stop
+				// itself now, nothing would continue it (red team 25:
+				// with a large tree, a TSTP and CONT in quick succession
+				// left the job stopped for good). Signals that came
+				// meanwhile are taken in order first.
+				// (Bounded: a write to the terminal in the background
+				// raises SIGTTOU again at every restart until sbx stops.)
+				stop := true
+				for i := 0; i < 64; i++ {
+					select {
+					case s2 := <-ch:
+						switch {
+						case s2 == syscall.SIGCONT:
+							if stopped {
+								j.signalTree(syscall.SIGCONT)
+							}
+							stopped, stop = false, false
+						case !stop && (s2 == syscall.SIGTSTP || background()):
+							stopped, stop = j.signalTree(syscall.SIGTSTP), true
+						}
+						continue
+					default:
+					}
+					break
+				}
+				if stop {
+					syscall.Kill(os.Getpid(), syscall.SIGSTOP) // SIGCONT comes next, on the channel
+				}
 			case stopped:
 				j.signalTree(syscall.SIGCONT)
 				stopped = false
 			}
 		}
 	}
+}
+
+// background reports whether sbx's process group is in the background of
+// the terminal its standard streams are (SIGTTOU and SIGTTIN: a write to
+// it with tostop set, a read from it), or has no terminal to ask (the
+// signal was sent to it).
+func background() bool {
+	pg := syscall.Getpgrp()
+	for _, fd := range []int{2, 1, 0} {
+		if fg, err := unix.IoctlGetInt(fd, unix.TIOCGPGRP); err == nil {
+			return fg != pg
+		}
+	}
+	return true
 }
 
 // end stops passing signals on (the run is over).
@@ -130,7 +181,7 @@ func (j *jobControl) end() {
 // notifyJobSignals is jobSignals through os/signal.
 func notifyJobSignals(done <-chan struct{}) <-chan os.Signal {
 	ch := make(chan os.Signal, 4)
-	signal.Notify(ch, syscall.SIGTSTP, syscall.SIGCONT)
+	signal.Notify(ch, syscall.SIGTSTP, syscall.SIGCONT, syscall.SIGTTOU, syscall.SIGTTIN)
 	go func() {
 		<-done
 		signal.Stop(ch)

@@ -8,7 +8,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// jobSignals delivers SIGTSTP and SIGCONT on the returned channel until
+// jobSignals delivers SIGTSTP, SIGCONT, SIGTTOU and SIGTTIN on the returned channel until
 // done is closed. As for cancellation (see sigpipe), a handler of a few
 // instructions writes the signal's number to a non-blocking pipe, here
 // read by a goroutine parked in the runtime's poller: os/signal's set-up
@@ -21,7 +21,7 @@ func jobSignals(done <-chan struct{}) <-chan os.Signal {
 	}
 	// (A failure leaves that signal with its default action: sbx stops
 	// alone, as before job control.)
-	installed, _ := installRawHandler(p[1], []syscall.Signal{syscall.SIGTSTP, syscall.SIGCONT})
+	installed, _ := installRawHandler(p[1], []syscall.Signal{syscall.SIGTSTP, syscall.SIGCONT, syscall.SIGTTOU, syscall.SIGTTIN})
 	ch := make(chan os.Signal, 4)
 	r := os.NewFile(uintptr(p[0]), "sbx-job-signals") // non-blocking: the poller
 	go func() {

@@ -5,7 +5,7 @@ package launch_test
 // Red team 25 (external escape battery), through the real sbx binary
 // (built by TestMain), as root and as uid 65534:
 //
-//   - HOLE: a procfs the host mounted where a user's run can read it (a
+//   - HOLE (fixed): a procfs the host mounted where a user's run can read it (a
 //     build chroot's /proc, here below the fixture's outside tree) is
 //     left in the view of a run by a user other than root: only root runs
 //     detach procfs ("revealingFSTypes", on the premise that it shows
@@ -119,7 +119,7 @@ int main(int argc, char **argv) {
 // rt25Secret is put in a host process's command line by the procfs test.
 var rt25Secret = "rt25-password-" + strconv.Itoa(os.Getpid())
 
-// TestRedTeam25EscHostProcfsUserRun: HOLE (as uid 65534; root's run holds).
+// TestRedTeam25EscHostProcfsUserRun: was a HOLE (as uid 65534; root's run held), fixed: a user's run masks it.
 // The mechanism table credits the sandbox's fresh /proc with hiding
 // "other processes' /proc entries", and the row of the kernel's file
 // systems says that for "a build chroot in the workspace or in /tmp with

@@ -10,7 +10,7 @@ package launch_test
 // runs the same helper without the sandbox, as the same user, in a copy
 // of the tree (control): there each refused route creates .git.
 //
-//   - HOLE: the supervisor guards a missing .git only directly below each
+//   - HOLE (fixed): the supervisor guards a missing .git only directly below each
 //     writable root. A workspace below another writable root with a
 //     directory in between (--cwd /tmp/X/mid/ws, as after `mktemp -d`; or
 //     below $TMPDIR) has its own .git refused, but the command creates
@@ -943,7 +943,7 @@ func TestRedTeam25SupHeldOtherEntries(t *testing.T) {
 	})
 }
 
-// TestRedTeam25SupAncestorRepository: HOLE. The workspace profile protects
+// TestRedTeam25SupAncestorRepository: was a HOLE, fixed (ir.Bound.ProtectBetween). The workspace profile protects
 // .git, .hg, .svn, .jj and .agents; where the workspace has no .git the
 // supervisor refuses its creation, so that the host's git, run in the
 // workspace after the run, cannot be handed a repository the command made
