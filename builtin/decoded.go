@@ -915,6 +915,22 @@ func profileWorkspaceNet() *ir.Profile {
 						},
 					},
 				},
+				{
+					Name: "HEAD",
+					Source: ir.Range{
+						Filename: "builtin:workspace.hcl",
+						Start: ir.Pos{
+							Line:   12,
+							Column: 57,
+							Byte:   486,
+						},
+						End: ir.Pos{
+							Line:   12,
+							Column: 63,
+							Byte:   492,
+						},
+					},
+				},
 			},
 		},
 		Network: ir.Network{
@@ -1130,6 +1146,26 @@ func planWorkspaceNet() *landlock.Plan {
 						Line:   12,
 						Column: 37,
 						Byte:   466,
+					},
+				},
+				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
+			},
+			{
+				Feature: "truncate",
+				ABI:     3,
+				Kernel:  "6.2",
+				Rule:    "protect HEAD",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   12,
+						Column: 57,
+						Byte:   486,
+					},
+					End: ir.Pos{
+						Line:   12,
+						Column: 63,
+						Byte:   492,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -1362,6 +1398,22 @@ func planWorkspaceNet() *landlock.Plan {
 					},
 				},
 			},
+			{
+				Name: "HEAD",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   12,
+						Column: 57,
+						Byte:   486,
+					},
+					End: ir.Pos{
+						Line:   12,
+						Column: 63,
+						Byte:   492,
+					},
+				},
+			},
 		},
 		Network: landlock.NetPlan{
 			Mode: "full",
@@ -1417,6 +1469,11 @@ func planWorkspaceNet() *landlock.Plan {
 					Why:    "read",
 				},
 				{
+					Path:   "{cwd}/HEAD",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
 					Path:   "{slash_tmp}",
 					Rights: 30655,
 					Why:    "write",
@@ -1447,6 +1504,11 @@ func planWorkspaceNet() *landlock.Plan {
 					Why:    "read",
 				},
 				{
+					Path:   "{slash_tmp}/HEAD",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
 					Path:   "{tmpdir}",
 					Rights: 30655,
 					Why:    "write",
@@ -1473,6 +1535,11 @@ func planWorkspaceNet() *landlock.Plan {
 				},
 				{
 					Path:   "{tmpdir}/.svn",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{tmpdir}/HEAD",
 					Rights: 13,
 					Why:    "read",
 				},
@@ -1525,6 +1592,11 @@ func planWorkspaceNet() *landlock.Plan {
 				},
 				{
 					Kind: "read-only",
+					Path: "{cwd}/HEAD",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
 					Path: "{slash_tmp}/.agents",
 					Why:  "read",
 				},
@@ -1550,6 +1622,11 @@ func planWorkspaceNet() *landlock.Plan {
 				},
 				{
 					Kind: "read-only",
+					Path: "{slash_tmp}/HEAD",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
 					Path: "{tmpdir}/.agents",
 					Why:  "read",
 				},
@@ -1571,6 +1648,11 @@ func planWorkspaceNet() *landlock.Plan {
 				{
 					Kind: "read-only",
 					Path: "{tmpdir}/.svn",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{tmpdir}/HEAD",
 					Why:  "read",
 				},
 			},
@@ -1778,6 +1860,26 @@ func planWorkspaceNet() *landlock.Plan {
 				MinABI:    3,
 			},
 			{
+				Rule: "protect HEAD",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   12,
+						Column: 57,
+						Byte:   486,
+					},
+					End: ir.Pos{
+						Line:   12,
+						Column: 63,
+						Byte:   492,
+					},
+				},
+				Level:     "supplementary",
+				Mechanism: "mount-namespace read-only bind",
+				Detail:    "Landlock alone would grant write here (rights are inherited from /{cwd}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{slash_tmp}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{tmpdir}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive)",
+				MinABI:    3,
+			},
+			{
 				Rule: "network full",
 				Source: ir.Range{
 					Filename: "builtin:workspace-net.hcl",
@@ -1966,6 +2068,22 @@ func profileWorkspace() *ir.Profile {
 						},
 					},
 				},
+				{
+					Name: "HEAD",
+					Source: ir.Range{
+						Filename: "builtin:workspace.hcl",
+						Start: ir.Pos{
+							Line:   12,
+							Column: 57,
+							Byte:   486,
+						},
+						End: ir.Pos{
+							Line:   12,
+							Column: 63,
+							Byte:   492,
+						},
+					},
+				},
 			},
 		},
 		Network: ir.Network{
@@ -1975,12 +2093,12 @@ func profileWorkspace() *ir.Profile {
 				Start: ir.Pos{
 					Line:   15,
 					Column: 3,
-					Byte:   493,
+					Byte:   580,
 				},
 				End: ir.Pos{
 					Line:   15,
 					Column: 10,
-					Byte:   500,
+					Byte:   587,
 				},
 			},
 		},
@@ -2053,12 +2171,12 @@ func planWorkspace() *landlock.Plan {
 					Start: ir.Pos{
 						Line:   15,
 						Column: 3,
-						Byte:   493,
+						Byte:   580,
 					},
 					End: ir.Pos{
 						Line:   15,
 						Column: 10,
-						Byte:   500,
+						Byte:   587,
 					},
 				},
 				Fallback: "abstract Unix sockets outside the sandbox are in another network namespace",
@@ -2094,12 +2212,12 @@ func planWorkspace() *landlock.Plan {
 					Start: ir.Pos{
 						Line:   15,
 						Column: 3,
-						Byte:   493,
+						Byte:   580,
 					},
 					End: ir.Pos{
 						Line:   15,
 						Column: 10,
-						Byte:   500,
+						Byte:   587,
 					},
 				},
 				Fallback: "TCP is still denied by seccomp and the network namespace",
@@ -2220,6 +2338,26 @@ func planWorkspace() *landlock.Plan {
 						Line:   12,
 						Column: 37,
 						Byte:   466,
+					},
+				},
+				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
+			},
+			{
+				Feature: "truncate",
+				ABI:     3,
+				Kernel:  "6.2",
+				Rule:    "protect HEAD",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   12,
+						Column: 57,
+						Byte:   486,
+					},
+					End: ir.Pos{
+						Line:   12,
+						Column: 63,
+						Byte:   492,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -2453,6 +2591,22 @@ func planWorkspace() *landlock.Plan {
 					},
 				},
 			},
+			{
+				Name: "HEAD",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   12,
+						Column: 57,
+						Byte:   486,
+					},
+					End: ir.Pos{
+						Line:   12,
+						Column: 63,
+						Byte:   492,
+					},
+				},
+			},
 		},
 		Network: landlock.NetPlan{
 			Mode:      "none",
@@ -2462,12 +2616,12 @@ func planWorkspace() *landlock.Plan {
 				Start: ir.Pos{
 					Line:   15,
 					Column: 3,
-					Byte:   493,
+					Byte:   580,
 				},
 				End: ir.Pos{
 					Line:   15,
 					Column: 10,
-					Byte:   500,
+					Byte:   587,
 				},
 			},
 		},
@@ -2509,6 +2663,11 @@ func planWorkspace() *landlock.Plan {
 					Why:    "read",
 				},
 				{
+					Path:   "{cwd}/HEAD",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
 					Path:   "{slash_tmp}",
 					Rights: 30655,
 					Why:    "write",
@@ -2539,6 +2698,11 @@ func planWorkspace() *landlock.Plan {
 					Why:    "read",
 				},
 				{
+					Path:   "{slash_tmp}/HEAD",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
 					Path:   "{tmpdir}",
 					Rights: 30655,
 					Why:    "write",
@@ -2565,6 +2729,11 @@ func planWorkspace() *landlock.Plan {
 				},
 				{
 					Path:   "{tmpdir}/.svn",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{tmpdir}/HEAD",
 					Rights: 13,
 					Why:    "read",
 				},
@@ -2617,6 +2786,11 @@ func planWorkspace() *landlock.Plan {
 				},
 				{
 					Kind: "read-only",
+					Path: "{cwd}/HEAD",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
 					Path: "{slash_tmp}/.agents",
 					Why:  "read",
 				},
@@ -2642,6 +2816,11 @@ func planWorkspace() *landlock.Plan {
 				},
 				{
 					Kind: "read-only",
+					Path: "{slash_tmp}/HEAD",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
 					Path: "{tmpdir}/.agents",
 					Why:  "read",
 				},
@@ -2663,6 +2842,11 @@ func planWorkspace() *landlock.Plan {
 				{
 					Kind: "read-only",
 					Path: "{tmpdir}/.svn",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{tmpdir}/HEAD",
 					Why:  "read",
 				},
 			},
@@ -2872,18 +3056,38 @@ func planWorkspace() *landlock.Plan {
 				MinABI:    3,
 			},
 			{
+				Rule: "protect HEAD",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   12,
+						Column: 57,
+						Byte:   486,
+					},
+					End: ir.Pos{
+						Line:   12,
+						Column: 63,
+						Byte:   492,
+					},
+				},
+				Level:     "supplementary",
+				Mechanism: "mount-namespace read-only bind",
+				Detail:    "Landlock alone would grant write here (rights are inherited from /{cwd}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{slash_tmp}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{tmpdir}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive)",
+				MinABI:    3,
+			},
+			{
 				Rule: "network none",
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
 						Line:   15,
 						Column: 3,
-						Byte:   493,
+						Byte:   580,
 					},
 					End: ir.Pos{
 						Line:   15,
 						Column: 10,
-						Byte:   500,
+						Byte:   587,
 					},
 				},
 				Level:     "supplementary",

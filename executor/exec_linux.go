@@ -557,6 +557,14 @@ func (lp *loop) run() (cleanupErr, waitErr error) {
 					lp.streams[i].close()
 				}
 			}
+			// What the containment can still reach goes (a process group's
+			// members that left it: red team 25's review found them left
+			// running). The leader is reaped, and the run released, in the
+			// background once it ends (reported); its status is the
+			// SIGKILL it was sent, which it has not yet acted on.
+			cleanupErr = errors.Join(cleanupErr, lp.ct.cleanup())
+			lp.exited, lp.reported = true, true
+			lp.code, lp.sig = 128+int(unix.SIGKILL), int(unix.SIGKILL)
 			return errors.Join(cleanupErr, fmt.Errorf("processes of the command have not ended %v after SIGKILL: a process in uninterruptible sleep (state D: waiting on a file system such as FUSE or NFS, or a device, that does not answer) cannot die until that call returns; they are left behind", cleanupTimeout)), waitErr
 		}
 		switch {

@@ -103,7 +103,7 @@ type Bound struct {
 }
 
 // Bind binds p's rules with b. Protected names are expanded into read rules
-// directly below every bound writable root (see also ProtectBetween). Allow rules (read, write, sockets) whose
+// directly below every bound writable root (see also ProtectedBetween). Allow rules (read, write, sockets) whose
 // anchor has no binding are dropped and listed in Dropped; a deny rule or
 // deny glob whose anchor has no binding is an error, because ignoring it
 // would grant more than the profile says.
@@ -179,20 +179,21 @@ func (p *Profile) Bind(b Bindings) (*Bound, error) {
 	return out, nil
 }
 
-// ProtectBetween adds protected names as read rules in every writable
-// directory strictly between a writable root and another one nested in it
-// (the folders between /tmp and a workspace in /tmp/a/b/ws): git, hg and jj
-// look for a repository in every parent of the directory they run in, so a
-// .git planted there would be the workspace's repository for the host's
-// tools (red team 25: its core.fsmonitor ran on the host's next git
-// status). A target calls it on the rules as it enforces them (links
-// followed, rules through planted links dropped); file(p) says whether the
-// write rule at p is on a file, which is no root. Only where the rules make
-// the directory writable: a read rule for D/.git would otherwise reopen a
-// denied or read-only D.
-func (bd *Bound) ProtectBetween(protect []ProtectRule, file func(string) bool) {
+// ProtectedBetween returns the read rules that protect names in every
+// writable directory strictly between a writable root and another one
+// nested in it (the folders between /tmp and a workspace in /tmp/a/b/ws):
+// git, hg and jj look for a repository in every parent of the directory
+// they run in, so a .git planted there would be the workspace's repository
+// for the host's tools (red team 25: its core.fsmonitor ran on the host's
+// next git status). A target adds them to the rules as it enforces them
+// (links followed, rules through planted links dropped), before it handles
+// protected names that are links; file(p) says whether the write rule at p
+// is on a file, which is no root. Only where the rules make the directory
+// writable: a read rule for D/.git would otherwise reopen a denied or
+// read-only D.
+func (bd *Bound) ProtectedBetween(protect []ProtectRule, file func(string) bool) []BoundRule {
 	if len(protect) == 0 {
-		return
+		return nil
 	}
 	denied := map[string]bool{}
 	for _, r := range bd.Rules {
@@ -208,7 +209,6 @@ func (bd *Bound) ProtectBetween(protect []ProtectRule, file func(string) bool) {
 			isRoot[r.Path] = true
 		}
 	}
-	rules := &Bound{Rules: bd.Rules}
 	seen := map[string]bool{}
 	var add []BoundRule
 	for _, inner := range roots {
@@ -221,7 +221,7 @@ func (bd *Bound) ProtectBetween(protect []ProtectRule, file func(string) bool) {
 					continue
 				}
 				seen[d] = true
-				if acc, _, _ := rules.Access(d); acc != Write {
+				if acc, _, _ := (&Bound{Rules: bd.Rules}).Access(d); acc != Write {
 					continue
 				}
 				rel := strings.TrimPrefix(strings.TrimPrefix(d, outer.Path), "/")
@@ -237,10 +237,11 @@ func (bd *Bound) ProtectBetween(protect []ProtectRule, file func(string) bool) {
 			}
 		}
 	}
-	if len(add) == 0 {
-		return
-	}
-	bd.Rules = append(bd.Rules, add...)
+	return add
+}
+
+// SortRules sorts bd's rules by path, then access (Bind's order).
+func (bd *Bound) SortRules() {
 	sort.SliceStable(bd.Rules, func(i, j int) bool {
 		a, c := bd.Rules[i], bd.Rules[j]
 		if a.Path != c.Path {

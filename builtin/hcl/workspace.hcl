@@ -9,7 +9,7 @@ profile "workspace" {
   filesystem {
     read    = [root]
     write   = [cwd, tmpdir, slash_tmp]
-    protect = [".git", ".hg", ".svn", ".jj", ".agents"]
+    protect = [".git", ".hg", ".svn", ".jj", ".agents", "HEAD"] # HEAD: git takes a directory with HEAD, objects/, refs/ for a bare repository
   }
 
   network {

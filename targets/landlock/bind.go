@@ -764,8 +764,7 @@ func (pl *Plan) Bind(b ir.Bindings, o BindOptions) (*Spec, *Report, error) {
 		return nil, rep, fmt.Errorf("binding profile %s: %w", pl.Profile, err)
 	}
 	shared := SharedPlaces(b)
-	linkRules, onTheWay := resolveRules(bd, v, shared)
-	bd.ProtectBetween(prof.Filesystem.Protect, func(p string) bool { return v.Stat(p) == KindFile })
+	linkRules, onTheWay := resolveRules(bd, v, shared, prof.Filesystem.Protect)
 	links, followed, err := gitdirTargets(bd, v)
 	if err != nil {
 		return nil, rep, fmt.Errorf("binding profile %s: %w", pl.Profile, err)

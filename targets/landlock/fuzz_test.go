@@ -308,11 +308,11 @@ func FuzzBindLayout(f *testing.F) {
 		}
 		// The target also protects the names in the directories between
 		// nested writable roots, which it judges on the view.
-		n := len(bd.Rules)
-		bd.ProtectBetween(p.Filesystem.Protect, func(q string) bool { return v.Stat(q) == KindFile })
-		if len(bd.Rules) > n {
-			for _, r := range bd.Rules {
-				if r.Origin == ir.OriginProtect && !slices.Contains(paths, r.Path) {
+		if add := bd.ProtectedBetween(p.Filesystem.Protect, func(q string) bool { return v.Stat(q) == KindFile }); len(add) > 0 {
+			bd.Rules = append(bd.Rules, add...)
+			bd.SortRules()
+			for _, r := range add {
+				if !slices.Contains(paths, r.Path) {
 					paths = append(paths, r.Path)
 				}
 			}
@@ -1013,6 +1013,18 @@ func FuzzBindLayoutLinks(f *testing.F) {
 			}
 			model.Rules = append(model.Rules, r)
 		}
+		// The protected names between nested writable roots, judged on
+		// the rules at what they name, as the target judges them; one on
+		// a link is its target's, as any protected name.
+		for _, r := range model.ProtectedBetween(p.Filesystem.Protect, func(q string) bool { return fs.Stat(q) == KindFile }) {
+			if c, ok := fs.intended(r.Path); ok {
+				if c != r.Path && fs.throughLinkIn(r.Path, plant) && !writableAnyway(c) {
+					continue
+				}
+				r.Path = c
+			}
+			model.Rules = append(model.Rules, r)
+		}
 		// A deny at what it names that stands at a writable root's own path
 		// overrides the write (equal specificity): the root's protected
 		// names, read rules more specific than the deny, are left out, as
@@ -1033,9 +1045,6 @@ func FuzzBindLayoutLinks(f *testing.F) {
 			kept = append(kept, r)
 		}
 		model.Rules = kept
-		// The protected names between nested writable roots, judged on
-		// the rules at what they name, as the target judges them.
-		model.ProtectBetween(p.Filesystem.Protect, func(q string) bool { return fs.Stat(q) == KindFile })
 		access := func(q string) ir.Access { a, _, _ := model.Access(q); return a }
 
 		// 2. No grant on a link.

@@ -117,9 +117,14 @@ func resolvePath(v View, readlink func(string) (string, error), abs string, visi
 // through the added rule, where a deny wins); and the links on the way to
 // a rule's path (canonical spellings), which must stay where they are
 // while the rule is enforced (pinLinksOnTheWay).
-func resolveRules(bd *ir.Bound, v View, shared []string) (links, onTheWay []string) {
+func resolveRules(bd *ir.Bound, v View, shared []string, protect []ir.ProtectRule) (links, onTheWay []string) {
+	file := func(p string) bool { return v.Stat(p) == KindFile }
 	res, ok := v.(Resolver)
 	if !ok {
+		if add := bd.ProtectedBetween(protect, file); len(add) > 0 {
+			bd.Rules = append(bd.Rules, add...)
+			bd.SortRules()
+		}
 		return nil, nil
 	}
 	// Judged on the rules as bound, before any is moved to a target.
@@ -188,6 +193,21 @@ func resolveRules(bd *ir.Bound, v View, shared []string) (links, onTheWay []stri
 			movedRoots[r.Path] = p
 			bd.Rules[i].Path = p
 		}
+	}
+	// The writable roots are where they will be enforced now: the
+	// protected names between nested ones join the rules here, so that
+	// one that is a link is handled below like any protected name (red
+	// team 25: added after this, a .git link above the workspace was
+	// pinned and its target left writable).
+	live := &ir.Bound{Rules: make([]ir.BoundRule, 0, len(bd.Rules))}
+	for i, r := range bd.Rules {
+		if !slices.Contains(gone, i) {
+			live.Rules = append(live.Rules, r)
+		}
+	}
+	if add := live.ProtectedBetween(protect, file); len(add) > 0 {
+		bd.Rules = append(bd.Rules, add...)
+		changed = true
 	}
 	for i, n := 0, len(bd.Rules); i < n; i++ {
 		// (By index: appending to bd.Rules below may move it.)
