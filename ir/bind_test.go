@@ -253,11 +253,11 @@ func TestEscapeGlob(t *testing.T) {
 	}
 }
 
-// TestProtectBetween: protected names go into every writable directory
+// TestProtectedBetween: protected names go into every writable directory
 // strictly between a writable root and one nested in it, not into
 // directories the rules deny or make read-only, and not above a write
 // rule on a file (red team 25: a .git planted above the workspace).
-func TestProtectBetween(t *testing.T) {
+func TestProtectedBetween(t *testing.T) {
 	w := func(p string) BoundRule {
 		return BoundRule{Path: p, Access: Write, Origin: OriginRule, Symbolic: Path{Anchor: "root", Rel: strings.TrimPrefix(p, "/")}}
 	}

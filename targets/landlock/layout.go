@@ -345,7 +345,7 @@ func computeLayout(ins []input, v View, supervise bool) *layout {
 						p.op = MountReadWrite
 					}
 					// A protected name in a writable directory between
-					// two nested writable roots (ir.Bound.ProtectBetween)
+					// two nested writable roots (ir.Bound.ProtectedBetween)
 					// has no entry for that directory: the pins below make
 					// it a mount point, since it is above a guarded path.
 					if supervise && ex == path.Dir(e.path) && (p != nil && p.op == MountReadWrite || p == nil && e.protect) {

@@ -3,7 +3,7 @@
 package launch_test
 
 // Red team 25, after the fix of TestRedTeam25SupAncestorRepository
-// (ir.Bound.ProtectBetween: protected names also in every writable
+// (ir.Bound.ProtectedBetween: protected names also in every writable
 // directory strictly between a writable root and another one nested in
 // it). Through the real sbx binary (built by TestMain), as root and as uid
 // 65534. Every probe has a control: the same steps without the sandbox (or
@@ -25,7 +25,7 @@ package launch_test
 //     between the roots as
 //     a symbolic link (to a repository elsewhere in /tmp) is pinned, and
 //     the dry run says "the rule applies to what it points to", but its
-//     target gets no rule: ProtectBetween runs after resolveRules, so the
+//     target gets no rule: ProtectBetween ran after resolveRules, so the
 //     new protect rules are never followed through links. The command
 //     writes core.fsmonitor into the linked repository's config (or, for
 //     a dangling link, creates the repository) and the host's `git
@@ -207,7 +207,7 @@ func rt25bwGit(u user, home, git, dir string, args ...string) (string, error) {
 // runs nothing of it. Observed: rev-parse names the planted directory and
 // the marker is created by the host's `git status`.
 //
-// Root cause: the protection is by name (ir/bind.go ProtectBetween adds
+// Root cause: the protection is by name (ir/bind.go ProtectedBetween adds
 // D/.git etc.; targets/landlock/layout.go guards the missing names), and
 // a git directory need not be named .git. Fix direction: also guard
 // HEAD (or HEAD and one of objects/refs) in the directories where .git is
@@ -289,7 +289,7 @@ printf '[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = ` + 
 // or a link whose target is missing). The fix binds "read
 // /tmp/X/mid/.git"; the layout pins the link and the dry run says "the
 // rule applies to what it points to", but no rule is bound on the target:
-// ProtectBetween (targets/landlock/bind.go:768) runs after resolveRules
+// ProtectedBetween (before the fix: targets/landlock/bind.go:768) ran after resolveRules
 // (bind.go:767), which is what turns a protect rule on a link into a rule
 // on its target (for the workspace's own .git link the target is
 // read-only). The target stays writable through /tmp.

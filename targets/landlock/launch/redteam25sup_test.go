@@ -943,7 +943,7 @@ func TestRedTeam25SupHeldOtherEntries(t *testing.T) {
 	})
 }
 
-// TestRedTeam25SupAncestorRepository: was a HOLE, fixed (ir.Bound.ProtectBetween). The workspace profile protects
+// TestRedTeam25SupAncestorRepository: was a HOLE, fixed (ir.Bound.ProtectedBetween). The workspace profile protects
 // .git, .hg, .svn, .jj and .agents; where the workspace has no .git the
 // supervisor refuses its creation, so that the host's git, run in the
 // workspace after the run, cannot be handed a repository the command made
