@@ -7,6 +7,7 @@ import (
 	"os/signal"
 	"sync"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -97,64 +98,87 @@ func (j *jobControl) loop() {
 	default:
 	}
 	ch := jobSignals(j.done)
-	stopped := false
+	// stopped: the tree was stopped here. selfStopped: sbx stopped itself
+	// and no SIGCONT was taken since: a stop signal read now was raised
+	// before that stop (a SIGCONT discards the stop signals pending in
+	// the kernel; these waited in the pipe instead), so it is stale (red
+	// team 25's review: a background write's SIGTTOU storm queued
+	// thousands, and after the SIGCONT sbx took the first as a new stop).
+	stopped, selfStopped := false, false
 	for {
 		select {
 		case <-j.done:
 			return
 		case s := <-ch:
-			switch {
-			case s == syscall.SIGTTOU || s == syscall.SIGTTIN:
-				if !background() {
-					// A job brought to the foreground since: the
-					// write or read that raised it goes through now.
-					continue
+			if s == syscall.SIGCONT {
+				selfStopped = false
+				if stopped {
+					j.signalTree(syscall.SIGCONT)
+					stopped = false
 				}
-				fallthrough
-			case s == syscall.SIGTSTP:
-				// Before the start is reported the command may already
-				// run: wait for the report (or for the run's end, where
-				// a start failed) instead of stopping sbx alone.
+				continue
+			}
+			if selfStopped || !stops(s) {
+				continue
+			}
+			// Before the start is reported the command may already
+			// run: wait for the report (or for the run's end, where a
+			// start failed) instead of stopping sbx alone.
+			select {
+			case <-j.ready:
+			case <-j.done:
+			}
+			stopped = j.signalTree(syscall.SIGTSTP)
+			// A SIGCONT (fg right after ^Z) that came while the tree was
+			// being stopped found sbx running: were sbx to stop itself
+			// now, nothing would continue it (red team 25: with a large
+			// tree, a TSTP and CONT in quick succession left the job
+			// stopped for good). Signals that came meanwhile are taken in
+			// order first: every one queued, however many a SIGTTOU storm
+			// left (a write to the terminal in the background raises one
+			// at every restart until sbx stops), within a bound.
+			stop := true
+			give := time.Now().Add(200 * time.Millisecond)
+			for more := true; more; {
 				select {
-				case <-j.ready:
-				case <-j.done:
-				}
-				stopped = j.signalTree(syscall.SIGTSTP)
-				// A SIGCONT (fg right after ^Z) that came while the tree
-				// was being stopped found sbx running: were sbx to stop
-				// itself now, nothing would continue it (red team 25:
-				// with a large tree, a TSTP and CONT in quick succession
-				// left the job stopped for good). Signals that came
-				// meanwhile are taken in order first.
-				// (Bounded: a write to the terminal in the background
-				// raises SIGTTOU again at every restart until sbx stops.)
-				stop := true
-				for i := 0; i < 64; i++ {
-					select {
-					case s2 := <-ch:
-						switch {
-						case s2 == syscall.SIGCONT:
-							if stopped {
-								j.signalTree(syscall.SIGCONT)
-							}
-							stopped, stop = false, false
-						case !stop && (s2 == syscall.SIGTSTP || background()):
-							stopped, stop = j.signalTree(syscall.SIGTSTP), true
+				case s2 := <-ch:
+					switch {
+					case s2 == syscall.SIGCONT:
+						if stopped {
+							j.signalTree(syscall.SIGCONT)
 						}
-						continue
-					default:
+						stopped, stop = false, false
+					case !stop && stops(s2):
+						stopped, stop = j.signalTree(syscall.SIGTSTP), true
 					}
-					break
+					more = time.Now().Before(give)
+				default:
+					more = false
 				}
-				if stop {
-					syscall.Kill(os.Getpid(), syscall.SIGSTOP) // SIGCONT comes next, on the channel
-				}
-			case stopped:
-				j.signalTree(syscall.SIGCONT)
-				stopped = false
+			}
+			if stop {
+				selfStopped = true
+				syscall.Kill(os.Getpid(), syscall.SIGSTOP) // SIGCONT comes next, on the channel
 			}
 		}
 	}
+}
+
+// stops reports whether s stops the job: SIGTSTP always; SIGTTOU where
+// sbx is in the background of a terminal that has tostop set (sbx wrote
+// to it), SIGTTIN where it is in the background (it read from it). Either
+// can be stale: raised before the job was brought to the foreground, or
+// tostop cleared since, when the write goes through.
+func stops(s os.Signal) bool {
+	switch s {
+	case syscall.SIGTSTP:
+		return true
+	case syscall.SIGTTOU:
+		return background() && tostop()
+	case syscall.SIGTTIN:
+		return background()
+	}
+	return false
 }
 
 // background reports whether sbx's process group is in the background of
@@ -166,6 +190,17 @@ func background() bool {
 	for _, fd := range []int{2, 1, 0} {
 		if fg, err := unix.IoctlGetInt(fd, unix.TIOCGPGRP); err == nil {
 			return fg != pg
+		}
+	}
+	return true
+}
+
+// tostop reports whether the terminal of sbx's standard streams has
+// tostop set (a background write raises SIGTTOU), or there is none to ask.
+func tostop() bool {
+	for _, fd := range []int{2, 1, 0} {
+		if t, err := unix.IoctlGetTermios(fd, getTermios); err == nil {
+			return t.Lflag&unix.TOSTOP != 0
 		}
 	}
 	return true
