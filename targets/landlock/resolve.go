@@ -111,6 +111,11 @@ func resolvePath(v View, readlink func(string) (string, error), abs string, visi
 // Where another profile's run could have planted a link counts too (shared,
 // see plantableIn).
 //
+// Once the write rules stand where they will be enforced, the protected
+// names (protect) are added in the directories between nested writable
+// roots (ir.Bound.ProtectedBetween), before protected names that are links
+// are handled; where v cannot resolve links, they are added as bound.
+//
 // It returns the paths of the read rules that are links, whose Landlock
 // grant must go (dropLinkGrants), since Landlock would follow the link to
 // a target a deny may have masked nothing of (the layout sees the target
