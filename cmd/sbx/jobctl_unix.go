@@ -44,12 +44,16 @@ type jobControl struct {
 	tree        *runTree
 }
 
-// newJobControl starts catching SIGTSTP and SIGCONT (jobSignals), on a
-// goroutine of its own so that the set-up overlaps with the command's
-// start instead of delaying it.
+// newJobControl starts catching SIGTSTP, SIGCONT, SIGTTOU and SIGTTIN
+// (jobSignals) before it returns, so that a stop that comes once the
+// command may run is never left to the default action, which would stop
+// sbx alone (red team 25's CI: TestRedTeam16SigCtrlZAtStart, 1 round in
+// about 200 under load, when the handlers were installed by the loop's
+// goroutine, which had not run yet). The loop reads them on a goroutine.
 func newJobControl() *jobControl {
 	j := &jobControl{done: make(chan struct{}), ready: make(chan struct{})}
-	go j.loop()
+	ch := jobSignals(j.done)
+	go j.loop(ch)
 	return j
 }
 
@@ -91,13 +95,7 @@ func (j *jobControl) signalTree(sig syscall.Signal) bool {
 
 // loop passes a SIGCONT on only after a stop it passed on: a SIGCONT sent
 // to sbx alone reaches no other process, as without sbx.
-func (j *jobControl) loop() {
-	select {
-	case <-j.done:
-		return
-	default:
-	}
-	ch := jobSignals(j.done)
+func (j *jobControl) loop(ch <-chan os.Signal) {
 	// stopped: the tree was stopped here. selfStopped: sbx stopped itself
 	// and no SIGCONT was taken since: a stop signal read now was raised
 	// before that stop (a SIGCONT discards the stop signals pending in

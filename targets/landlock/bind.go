@@ -304,12 +304,21 @@ func CheckWritableRoots(s *Spec, plan *Plan, bound []ir.BoundRule, b ir.Bindings
 	type carveOut struct{ path, how string }
 	var carveOuts []carveOut
 	var writes []string
+	// bareWrite: the anchor whose bare write rule (write = [tmpdir]) a
+	// write is, "" for others.
+	var bareWrite []string
 	if plan != nil {
 		var reads []string
+		var sym ir.Path
 		add := func(p string, a ir.Access) {
 			switch a {
 			case ir.Write:
 				writes = append(writes, p)
+				bare := ""
+				if sym.Rel == "" {
+					bare = sym.Anchor
+				}
+				bareWrite = append(bareWrite, bare)
 			case ir.Read:
 				reads = append(reads, p)
 			case ir.Deny:
@@ -321,6 +330,7 @@ func CheckWritableRoots(s *Spec, plan *Plan, bound []ir.BoundRule, b ir.Bindings
 			// a protected .git file's repository is a read rule (red team
 			// 22: TMPDIR inside either was accepted).
 			for _, r := range bound {
+				sym = r.Symbolic
 				add(r.Path, r.Access)
 			}
 		} else {
@@ -329,6 +339,7 @@ func CheckWritableRoots(s *Spec, plan *Plan, bound []ir.BoundRule, b ir.Bindings
 				if err != nil {
 					continue
 				}
+				sym = r.Path
 				for _, p := range paths {
 					add(p, r.Access)
 				}
@@ -387,8 +398,15 @@ func CheckWritableRoots(s *Spec, plan *Plan, bound []ir.BoundRule, b ir.Bindings
 		// so binding it writable undoes nothing (random battery seed 29
 		// p055: deny BASE, write ~ inside it, TMPDIR=~/t was refused).
 		reopened := func(c string) bool {
-			for _, w := range writes {
-				if w != c && ir.PathWithin(w, c) && ir.PathWithin(root, w) {
+			for i, w := range writes {
+				// Not the bare write rule of an anchor judged here (its
+				// own: red team 22's TMPDIR inside a protected
+				// repository's hooks reopened itself; another's: a cwd
+				// and a TMPDIR in the same carve-out would reopen each
+				// other). A cwd that a profile's own rule reopens
+				// reopens for TMPDIR through that rule.
+				judged := bareWrite[i] == ir.AnchorCwd || bareWrite[i] == ir.AnchorTmpdir || bareWrite[i] == ir.AnchorSlashTmp
+				if w != c && !judged && ir.PathWithin(w, c) && ir.PathWithin(root, w) {
 					return true
 				}
 			}

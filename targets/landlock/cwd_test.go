@@ -153,6 +153,11 @@ func TestCheckWritableRootsReopened(t *testing.T) {
 		{"a read-only carve-out", "/w/r/t", []ir.BoundRule{rule("/w", ir.Write), rule("/w/r", ir.Read)}, "lies inside /w/r, which the profile makes read-only"},
 		{"a read-only carve-out reopened", "/w/r/o/t", []ir.BoundRule{rule("/w", ir.Write), rule("/w/r", ir.Read), rule("/w/r/o", ir.Write)}, ""},
 		{"a write beside the root", "/b/x/t", []ir.BoundRule{rule("/b", ir.Deny), rule("/b/home", ir.Write)}, "lies inside /b, which the profile makes unreadable"},
+		// The root's own write rule (the anchor's binding) reopens nothing
+		// (red team 22's TMPDIR inside a protected repository's hooks).
+		{"the root's own rule", "/w/r/t", []ir.BoundRule{rule("/w", ir.Write), rule("/w/r", ir.Read), {Path: "/w/r/t", Access: ir.Write, Symbolic: ir.Path{Anchor: ir.AnchorTmpdir}}}, "lies inside /w/r, which the profile makes read-only"},
+		{"another judged anchor's rule", "/w/r/t", []ir.BoundRule{rule("/w", ir.Write), rule("/w/r", ir.Read), {Path: "/w/r/t", Access: ir.Write, Symbolic: ir.Path{Anchor: ir.AnchorCwd}}}, "lies inside /w/r, which the profile makes read-only"},
+		{"the home's rule", "/w/r/h/t", []ir.BoundRule{rule("/w", ir.Write), rule("/w/r", ir.Read), {Path: "/w/r/h", Access: ir.Write, Symbolic: ir.Path{Anchor: ir.AnchorHome}}}, ""},
 	} {
 		spec := &landlock.Spec{Mounts: []landlock.MountOp{{Kind: landlock.MountReadWrite, Path: c.tmpdir, Dir: true}}}
 		err := landlock.CheckWritableRoots(spec, &landlock.Plan{}, c.bound, ir.Bindings{ir.AnchorTmpdir: {c.tmpdir}, ir.AnchorHome: {"/nonexistent"}}, "/nonexistent")
