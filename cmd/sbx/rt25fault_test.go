@@ -72,6 +72,26 @@ func rt25Exited(cmd *exec.Cmd, d time.Duration) bool {
 	}
 }
 
+// rt25Reap reaps pid where it became this process's child: the shell
+// that started it is gone, and this test process may be a child subreaper
+// (an in-process process-group run makes it one), where an orphan would
+// stay a zombie for the other packages' tests to find (CI: "sbx processes
+// left", state Z, in targets/landlock/launch).
+func rt25Reap(pid int) {
+	for end := time.Now().Add(5 * time.Second); time.Now().Before(end); {
+		var ws syscall.WaitStatus
+		r, err := syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
+		if r == pid || err == syscall.ECHILD {
+			if err == syscall.ECHILD && rt25State(pid) == 'Z' {
+				time.Sleep(5 * time.Millisecond) // not ours yet: reparenting
+				continue
+			}
+			return
+		}
+		time.Sleep(5 * time.Millisecond) // polling the condition
+	}
+}
+
 // rt25State is the state letter of pid ('?' when it is gone).
 func rt25State(pid int) byte {
 	st, ok := rt20State(pid)
@@ -155,6 +175,9 @@ func TestRT25StopThenContinue(t *testing.T) {
 				rt20UntilReady(t, out)
 				go readAllString(out)
 				kids := rt25Children(cmd.Process.Pid)
+				for wait := time.Now().Add(5 * time.Second); len(kids) == 0 && time.Now().Before(wait); kids = rt25Children(cmd.Process.Pid) {
+					time.Sleep(time.Millisecond) // polling the condition
+				}
 				if len(kids) == 0 {
 					t.Fatal("sbx has no child")
 				}
@@ -406,6 +429,9 @@ func TestRT25CapMemoryCheckWraps(t *testing.T) {
 // its default action during the run. Without sbx the command itself would
 // be the one stopped by its write.
 func TestRT25BackgroundTtyOutput(t *testing.T) {
+	// sbx outlives the shell that started it: a subreaper gets it, to
+	// reap (rt25Reap), instead of an init that may not.
+	unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 	master, slave := rt22Pty(t)
 	tio, err := unix.IoctlGetTermios(int(slave.Fd()), unix.TCGETS)
 	if err != nil {
@@ -438,6 +464,9 @@ func TestRT25BackgroundTtyOutput(t *testing.T) {
 		if st := rt25State(sbxPid); st != '?' && st != 'Z' {
 			syscall.Kill(sbxPid, syscall.SIGKILL)
 		}
+		sh.Process.Kill()
+		sh.Wait()
+		rt25Reap(sbxPid)
 	}()
 	deadline := time.Now().Add(10 * time.Second)
 	for !(len(rt20Marked(tok)) > 0 && rt25State(sbxPid) == 'T') {

@@ -447,6 +447,8 @@ func TestRT25ReviewStaleTtouEatsContinue(t *testing.T) {
 			defer rt20KillMarked(tok)
 			pidFile := filepath.Join(t.TempDir(), "pid")
 			script := `set -m; "$1" run ` + flags + ` --timeout 2s -- env RT20_TOKEN=` + tok + ` sh -c 'while :; do echo x; done' & echo $! > "$2"; exec sleep 3600`
+			// sbx outlives the shell: a subreaper gets it (rt25Reap).
+			unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 			sh := exec.Command("sh", "-c", script, "sh", rt20Sbx(t), pidFile)
 			sh.Stdin, sh.Stdout, sh.Stderr = slave, slave, slave
 			sh.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
@@ -464,6 +466,9 @@ func TestRT25ReviewStaleTtouEatsContinue(t *testing.T) {
 				if st := rt25State(sbxPid); st != '?' && st != 'Z' {
 					syscall.Kill(sbxPid, syscall.SIGKILL)
 				}
+				sh.Process.Kill()
+				sh.Wait()
+				rt25Reap(sbxPid)
 			}()
 			rt25ReviewWaitStopped(t, "at its output (tostop)", sbxPid, tok)
 			// The job stopped as a whole (held). Without tostop sbx's
