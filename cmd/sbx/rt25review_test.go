@@ -72,6 +72,7 @@ func rt25ReviewFuseWait(t *testing.T, ops <-chan uint32) {
 // forces only a timeout's (124, lines 265-266); a cancelled run that never
 // ended keeps the zero value.
 func TestRT25ReviewStuckCancelled(t *testing.T) {
+	t.Cleanup(func() { rt25ReapOrphans(20 * time.Second) })
 	if os.Getuid() != 0 {
 		t.Skip("mounting FUSE needs root")
 	}
@@ -170,6 +171,7 @@ func rt25ReviewSettle(base map[string]string, d time.Duration) map[string]string
 // execute has closed by then: not reproduced here, as this kernel has
 // pidfds.)
 func TestRT25ReviewLibraryGivesUp(t *testing.T) {
+	t.Cleanup(func() { rt25ReapOrphans(20 * time.Second) })
 	if os.Getuid() != 0 {
 		t.Skip("mounting FUSE needs root")
 	}
@@ -262,6 +264,7 @@ func TestRT25ReviewLibraryGivesUp(t *testing.T) {
 // state S, carrying the token) left running, not only the process in
 // state D the README says is left behind.
 func TestRT25ReviewProcessGroupStuckLeader(t *testing.T) {
+	t.Cleanup(func() { rt25ReapOrphans(20 * time.Second) })
 	if os.Getuid() != 0 {
 		t.Skip("mounting FUSE needs root")
 	}
