@@ -149,13 +149,7 @@ func (p *Profile) Bind(b Bindings) (*Bound, error) {
 		}
 	}
 	out.Rules = append(out.Rules, protect...)
-	sort.SliceStable(out.Rules, func(i, j int) bool {
-		a, c := out.Rules[i], out.Rules[j]
-		if a.Path != c.Path {
-			return a.Path < c.Path
-		}
-		return a.Access < c.Access
-	})
+	out.SortRules()
 	for _, g := range p.Filesystem.DenyGlobs {
 		pats, err := bindGlob(g.Pattern, b)
 		if err != nil {

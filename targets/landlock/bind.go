@@ -790,13 +790,7 @@ func (pl *Plan) Bind(b ir.Bindings, o BindOptions) (*Spec, *Report, error) {
 	onTheWay = append(onTheWay, followed...)
 	if len(links) > 0 {
 		bd.Rules = append(bd.Rules, links...)
-		sort.SliceStable(bd.Rules, func(i, j int) bool {
-			a, c := bd.Rules[i], bd.Rules[j]
-			if a.Path != c.Path {
-				return a.Path < c.Path
-			}
-			return a.Access < c.Access
-		})
+		bd.SortRules()
 	}
 	rep.Bound, rep.Dropped = bd.Rules, bd.Dropped
 

@@ -329,13 +329,7 @@ func resolveRules(bd *ir.Bound, v View, shared []string, protect []ir.ProtectRul
 		bd.Rules = kept
 	}
 	if changed {
-		sort.SliceStable(bd.Rules, func(i, j int) bool {
-			a, c := bd.Rules[i], bd.Rules[j]
-			if a.Path != c.Path {
-				return a.Path < c.Path
-			}
-			return a.Access < c.Access
-		})
+		bd.SortRules()
 	}
 	return links, onTheWay
 }
