@@ -127,8 +127,9 @@ func rt10Exec(t *testing.T, u user, env []string, prefix string, stdin string, l
 }
 
 // rt10SbxProcs lists live processes running this test's sbx binary (sbx,
-// its CLONE_VM inits, a supervisor), and zombies named sbx. Called when no
-// sbx run of this test is in flight, any is a leftover.
+// its CLONE_VM inits, a supervisor), and zombies named sbx that are this
+// test's (rt10OurZombie). Called when no sbx run of this test is in flight,
+// any is a leftover.
 func rt10SbxProcs() []string {
 	want := filepath.Join(bin, "sbx")
 	var found []string
@@ -150,11 +151,23 @@ func rt10SbxProcs() []string {
 		comm := s[strings.IndexByte(s, '(')+1 : i]
 		f := strings.Fields(s[i+1:])
 		exe, _ := os.Readlink("/proc/" + e.Name() + "/exe")
-		if exe == want || (comm == "sbx" && len(f) > 0 && f[0] == "Z") {
+		if exe == want || (comm == "sbx" && len(f) > 1 && f[0] == "Z" && rt10OurZombie(f[1], want)) {
 			found = append(found, fmt.Sprintf("pid %d comm %s state %s ppid %s exe %q", pid, comm, f[0], f[1], exe))
 		}
 	}
 	return found
+}
+
+// rt10OurZombie reports whether a zombie whose parent is ppid is this
+// test's: its parent is this process or a live run of this test's sbx. Other
+// packages' tests run in parallel and may leave their own sbx zombies (whose
+// exe link is gone, so the name alone cannot tell them apart).
+func rt10OurZombie(ppid, want string) bool {
+	if ppid == strconv.Itoa(os.Getpid()) {
+		return true
+	}
+	exe, _ := os.Readlink("/proc/" + ppid + "/exe")
+	return exe == want
 }
 
 // rt10NoSbx waits up to 3 s for no process of this test's sbx to be left,
