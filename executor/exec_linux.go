@@ -32,6 +32,10 @@ type process struct {
 	// pidfd refers to the leader; -1 where the kernel gives none (before
 	// Linux 5.3), in which case a goroutine waits for the exit instead.
 	pidfd int
+	// cmdPid is the command's own process when pid started it and stays
+	// (Spawned.CommandPid), 0 otherwise: reported, never signalled or
+	// waited on here.
+	cmdPid int
 }
 
 // signal sends sig to the leader. It is only called before the leader is
@@ -164,10 +168,14 @@ func execute(ctx context.Context, cfg *config, path string, res *Result) (*Resul
 		stdio[i] = nil
 	}
 	res.Pid = p.pid
+	launcher := 0
+	if p.cmdPid > 0 && p.cmdPid != p.pid {
+		res.Pid, launcher = p.cmdPid, p.pid
+	}
 	res.Containment = ct.kind()
 	res.ContainmentNote = ct.note()
 	if cfg.OnStart != nil {
-		cfg.OnStart(StartInfo{Pid: res.Pid, Path: path, Containment: ct.kind()})
+		cfg.OnStart(StartInfo{Pid: res.Pid, LauncherPid: launcher, Path: path, Containment: ct.kind()})
 	}
 
 	lp = &loop{
@@ -351,6 +359,10 @@ func (lp *loop) run() (cleanupErr, waitErr error) {
 	// cannot die, and the namespace's init waits for it (red team 25:
 	// sbx waited as long as the server did, ten minutes).
 	var expire, graceEnd, drainEnd, stuckEnd time.Time
+	// gcKick is when the drain next has the kernel collect unreachable
+	// Unix sockets (kickUnixGC), and gcWait the wait before the one after.
+	var gcKick time.Time
+	gcWait := firstGCKick
 	if lp.cfg.timeout > 0 {
 		expire = lp.spawned.Add(lp.cfg.timeout)
 	}
@@ -433,6 +445,9 @@ func (lp *loop) run() (cleanupErr, waitErr error) {
 		switch {
 		case lp.exited:
 			next = drainEnd
+			if !gcKick.IsZero() && gcKick.Before(next) {
+				next = gcKick
+			}
 		case lp.cancelled && !graceKilled:
 			next = graceEnd
 		case !lp.timedOut && !lp.cancelled:
@@ -512,6 +527,7 @@ func (lp *loop) run() (cleanupErr, waitErr error) {
 					lp.code, lp.sig = waitCode(st)
 					cleanupErr = lp.ct.cleanup()
 					drainEnd = time.Now().Add(lp.cfg.drain)
+					gcKick = time.Now().Add(gcWait)
 					continue
 				}
 				// No report: the launcher's own exit tells.
@@ -546,6 +562,7 @@ func (lp *loop) run() (cleanupErr, waitErr error) {
 				// containment (or the containment is degraded): drain for a
 				// bounded time only.
 				drainEnd = time.Now().Add(lp.cfg.drain)
+				gcKick = time.Now().Add(gcWait)
 				continue
 			}
 		}
@@ -569,6 +586,11 @@ func (lp *loop) run() (cleanupErr, waitErr error) {
 		}
 		switch {
 		case lp.exited:
+			if !gcKick.IsZero() && !now.Before(gcKick) {
+				kickUnixGC()
+				gcWait *= 3
+				gcKick = now.Add(gcWait)
+			}
 			if !now.Before(drainEnd) {
 				for i := range lp.streams {
 					if lp.streams[i].fd >= 0 {
@@ -591,6 +613,31 @@ func (lp *loop) run() (cleanupErr, waitErr error) {
 			stuckEnd = now.Add(cleanupTimeout)
 		}
 	}
+}
+
+// firstGCKick is how long the drain waits for the pipes' end before it
+// first has the kernel collect unreachable Unix sockets; the waits then
+// triple. Pipes normally reach their end within microseconds of the
+// command's: nothing is kicked then.
+const firstGCKick = 10 * time.Millisecond
+
+// kickUnixGC has the kernel's Unix-socket garbage collector run. A command
+// can leave descriptors (its stdout, say) in flight in a cycle of sockets
+// that carry each other (SCM_RIGHTS) and exit: only that collector frees
+// them, and the kernel schedules it when a socket is released, skipping
+// it while a collection is in progress, so a cycle whose last descriptor
+// closed during one stays until some other socket on the machine is
+// released (red team 26: the run's pipes were held for the whole drain
+// bound, a FIFO's writer beyond the run). A socket sent over its own pair
+// and released is such a release (and garbage the collection frees).
+func kickUnixGC() {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return
+	}
+	unix.Sendmsg(fds[0], []byte{0}, unix.UnixRights(fds[1]), nil, unix.MSG_DONTWAIT)
+	unix.Close(fds[0])
+	unix.Close(fds[1])
 }
 
 // armTimer sets the timer descriptor tfd to expire at t (at once when t
@@ -835,7 +882,7 @@ func startCommand(cfg *config, path string, stdio [3]*os.File, res *Result) (*ex
 			var sp Spawned
 			sp, err = spawner.Spawn(cmd)
 			if sp.Pid > 0 {
-				p = &process{pid: sp.Pid, pidfd: sp.Pidfd}
+				p = &process{pid: sp.Pid, pidfd: sp.Pidfd, cmdPid: sp.CommandPid}
 			}
 			if f, ok := spawner.(SignalForwarder); ok && f.ForwardsSignals() {
 				c.forwards = true

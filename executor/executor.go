@@ -62,9 +62,10 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 	path, code, reason := resolve(cfg.Argv[0], cfg.Env, cfg.Dir)
 	starttrace.Mark("resolved")
 	if code != 0 {
+		// The lookup ran here, on the host's view, before any sandbox
+		// existed: the sandbox cannot be what refused (denied_likely
+		// stays false; an exec the sandbox refuses is execFailure's).
 		res.ExitCode, res.Error = code, reason
-		// The reason stands for what a sandbox helper would print on stderr.
-		res.DeniedLikely = deniedLikely(cfg.Sandbox, code, []byte(reason))
 		return res, nil
 	}
 	res.Path = path

@@ -189,6 +189,12 @@ type Spawned struct {
 	// Pidfd is a pidfd of the process (Linux), or -1. The executor owns it
 	// (and closes it) from then on.
 	Pidfd int
+	// CommandPid is the command's own process id when Pid is a process
+	// that started it and stays (a sandbox's init, PID 1 of its
+	// namespace), in the executor's PID namespace; 0 when Pid is the
+	// command's or the command's is unknown. It is what the result and
+	// OnStart report; the executor waits on and signals Pid.
+	CommandPid int
 }
 
 // SeccompSandbox is optionally implemented by a Sandbox that installs a
@@ -278,6 +284,11 @@ type Watcher interface {
 type StartInfo struct {
 	// Pid is the process id of the command as seen by the executor.
 	Pid int
+	// LauncherPid is the process the executor started, waits on and
+	// signals when it is not the command's (a sandbox's init, the root of
+	// the command's tree; Spawned.CommandPid), and 0 otherwise. Signals
+	// meant for the run as a whole go to it.
+	LauncherPid int
 	// Path is the resolved executable (before Sandbox.Wrap).
 	Path string
 	// Containment is the mechanism in use.

@@ -71,15 +71,18 @@ terminated); 125 when sbx failed; 126 not executable; 127 not found.
 // runOptions are the flags of "sbx run".
 type runOptions struct {
 	profile, artifact string
-	cwd               string
-	timeout           time.Duration
-	timeoutSet        bool
-	outputCap         sizeFlag
-	retain            string
-	capture           string
-	json, events      bool
-	allowDegraded     bool
-	containment       string
+	// cwd is --cwd with the symbolic links before each ".." resolved
+	// (physicalDotDot); cwdGiven is --cwd as given, which the result and
+	// the start event report ("the command as requested").
+	cwd, cwdGiven string
+	timeout       time.Duration
+	timeoutSet    bool
+	outputCap     sizeFlag
+	retain        string
+	capture       string
+	json, events  bool
+	allowDegraded bool
+	containment   string
 	// The enumerated flags, parsed (parseRunFlags).
 	retention   executor.Retention
 	capturePol  executor.CapturePolicy
@@ -112,6 +115,11 @@ func (d *durationFlag) Set(v string) error {
 		// ParseDuration says which part is wrong (an unknown unit, a
 		// value out of range: about 292 years at most).
 		return fmt.Errorf("%v; want a duration such as 500ms, 30s or 2m", strings.TrimPrefix(err.Error(), "time: "))
+	}
+	if t == 0 && strings.ContainsAny(v, "123456789") {
+		// ParseDuration drops fractions of a nanosecond: a positive
+		// value must not become 0, which disables the timeout.
+		return fmt.Errorf("%s is shorter than 1ns, the shortest timeout (0 disables it)", v)
 	}
 	*d = durationFlag(t)
 	return nil
@@ -212,6 +220,7 @@ func parseRunFlags(args []string) (*runOptions, error) {
 	case o.outputCap.n > 1<<40:
 		return o, usagef("--output-cap %d is too large", o.outputCap.n)
 	}
+	o.cwdGiven = o.cwd
 	o.cwd = physicalDotDot(o.cwd)
 	return o, nil
 }
@@ -559,7 +568,9 @@ func runCommandTo(args []string, stdout, stderr *checkedWriter) int {
 	switch {
 	case o.json:
 	case ev != nil:
-		req.OnStart = ev.start(req)
+		shown := req
+		shown.Dir = o.cwdGiven
+		req.OnStart = ev.start(shown)
 		req.OnOutput = ev.output
 	default:
 		req.MaxOutputEvents = -1 // the terminal gets everything
@@ -588,7 +599,13 @@ func runCommandTo(args []string, stdout, stderr *checkedWriter) int {
 	req.OnStart = func(si executor.StartInfo) {
 		<-sigReady
 		f, ok := sandbox.(executor.SignalForwarder)
-		jc.started(si.Pid, ok && f.ForwardsSignals(), si.Containment == executor.ContainmentCgroup)
+		// Job control signals the process the executor started (a
+		// sandbox's init passes them on), not the command's own.
+		pid := si.Pid
+		if si.LauncherPid > 0 {
+			pid = si.LauncherPid
+		}
+		jc.started(pid, ok && f.ForwardsSignals(), si.Containment == executor.ContainmentCgroup)
 		outLive.start(req)
 		errLive.start(req)
 		if onStart != nil {
@@ -602,6 +619,9 @@ func runCommandTo(args []string, stdout, stderr *checkedWriter) int {
 	errLive.end()
 	starttrace.Mark("ran")
 	finished.Store(true)
+	if res != nil {
+		res.Dir = o.cwdGiven
+	}
 	received := syscall.Signal(got.Load())
 	if sp != nil {
 		// A signal already received (it cancelled the run) keeps the
@@ -631,6 +651,14 @@ func runCommandTo(args []string, stdout, stderr *checkedWriter) int {
 		return fail(withResourceHint(runErr))
 	}
 
+	if runErr != nil && (o.json || ev != nil) {
+		// The command ran, but sbx could not confirm that nothing it
+		// started survives (ErrCleanup): sbx exits 125, and the result
+		// says so, as for any failure of sbx's (the command's own end
+		// stays in timed_out, cancelled and signal).
+		res.ExitCode = exitFailure
+		res.SandboxError = strings.TrimPrefix(strings.TrimSpace(res.SandboxError+"; "+runErr.Error()), "; ")
+	}
 	switch {
 	case o.json:
 		if err := res.WriteJSON(outLive); err != nil {

@@ -4,9 +4,12 @@ package launch_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"regexp"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -15,9 +18,43 @@ import (
 func cpusAllowed(status string) []string {
 	var out []string
 	for _, m := range regexp.MustCompile(`(?m)^Cpus_allowed_list:\s*(\S+)$`).FindAllStringSubmatch(status, -1) {
-		out = append(out, m[1])
+		out = append(out, cpuList(m[1]))
 	}
 	return out
+}
+
+// cpuList writes a CPU list ("0-2,5" as /proc prints it, "0,1,2,5" as
+// taskset does) in /proc's form.
+func cpuList(l string) string {
+	var cpus []int
+	for _, part := range strings.Split(l, ",") {
+		lo, hi, ok := strings.Cut(part, "-")
+		a, err1 := strconv.Atoi(lo)
+		b, err2 := a, error(nil)
+		if ok {
+			b, err2 = strconv.Atoi(hi)
+		}
+		if err1 != nil || err2 != nil {
+			return l
+		}
+		for c := a; c <= b; c++ {
+			cpus = append(cpus, c)
+		}
+	}
+	var out []string
+	for i := 0; i < len(cpus); {
+		j := i
+		for j+1 < len(cpus) && cpus[j+1] == cpus[j]+1 {
+			j++
+		}
+		if j > i {
+			out = append(out, fmt.Sprintf("%d-%d", cpus[i], cpus[j]))
+		} else {
+			out = append(out, strconv.Itoa(cpus[i]))
+		}
+		i = j + 1
+	}
+	return strings.Join(out, ",")
 }
 
 // TestInitRestoresAffinity: sbx steers the sandbox's init off its own CPU
@@ -36,15 +73,18 @@ func TestInitRestoresAffinity(t *testing.T) {
 	if len(own) != 1 {
 		t.Fatalf("no Cpus_allowed_list in /proc/self/status")
 	}
-	script := "cat /proc/self/status /proc/1/status"
+	if _, err := exec.LookPath("taskset"); err != nil {
+		t.Skip("taskset is missing")
+	}
+	// The init's mask through sched_getaffinity (taskset -p): the
+	// sandbox's /proc hides the init (hidepid=invisible), printed as a
+	// status line.
+	script := `cat /proc/self/status; taskset -pc 1 | sed 's/.*: /Cpus_allowed_list:	/'`
 	asUser(t, func(t *testing.T, u user) {
 		f := newFixture(t, u)
 		r := rtShell(t, f, "workspace", f.ws, script)
 		if got := cpusAllowed(r.Stdout); len(got) != 2 || got[0] != own[0] || got[1] != own[0] {
 			t.Errorf("command and init: Cpus_allowed_list %q, want sbx's %q for both\n%s", got, own[0], r.Stderr)
-		}
-		if _, err := exec.LookPath("taskset"); err != nil {
-			t.Skip("taskset is missing")
 		}
 		// Pinned to one CPU (the first sbx may use): sbx has nowhere to
 		// steer the init, and both keep the pin.

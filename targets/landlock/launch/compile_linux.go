@@ -52,6 +52,12 @@ func compileInit(s *landlock.Spec, c *childSetup, pre *prebuilt) (*program, erro
 		// The prebuilt part ran first: its slots stay its own.
 		p.slots = pre.prog.slots
 	}
+	// The command's process id as sbx sees it (commandPid), read while
+	// /proc is still the host's procfs, whose /proc/self names the reader
+	// in the host's PID namespace (getpid would give the sandbox's).
+	// Informative: a host without a procfs there leaves it empty.
+	p.selfLink = new([24]byte)
+	p.call("reading /proc/self", unix.SYS_READLINKAT, atFdcwdU, p.str("/proc/self"), p.mem(p.selfLink, unsafe.Pointer(&p.selfLink[0])), uintptr(len(p.selfLink)-1)).okErrno = anyErrno
 	if c.userns && (pre == nil || !pre.maps) {
 		writeIDMaps(p, c.uid, c.gid)
 	}
@@ -86,7 +92,7 @@ func compileInit(s *landlock.Spec, c *childSetup, pre *prebuilt) (*program, erro
 		p.free = append(p.free, fd) // never open past this point
 	}
 	if len(s.Mounts) > 0 {
-		if err := compileMounts(p, s, pre); err != nil {
+		if err := compileMounts(p, s, pre, procMountData(c.userns)); err != nil {
 			return nil, err
 		}
 	} else {
@@ -528,10 +534,50 @@ func mountAttr(p *program, set uint64) (uintptr, uintptr) {
 	return p.mem(a, unsafe.Pointer(a)), unsafe.Sizeof(*a)
 }
 
+// procMountData is the option string of the sandbox's procfs. The init,
+// PID 1 there, shares its caller's memory (a CLONE_VM clone), and
+// /proc/1/cmdline, which the kernel serves without a ptrace check, would
+// show the caller's arguments (sbx's, or an embedding program's, secrets
+// included). hidepid=invisible hides every process the reader may not
+// ptrace: the command may not ptrace the init (Landlock confines it to its
+// own domain; without Landlock, the init's capabilities and its memory not
+// being dumpable stop it), so the init disappears, with only processes the
+// command could not inspect anyway (a non-dumpable one of its own also
+// hides from its siblings, as on a host mounted with hidepid=2).
+//
+// Members of the option's gid are exempt. Its default is the host's root
+// group, of which a root run's command is a member: those runs (no user
+// namespace, so any gid can be named) name a gid the command is not in; it
+// cannot join one, its capabilities gone. A user namespace maps only the
+// user's own group, so a user's run keeps the default: a user who is a
+// member of the root group still sees the init (README, Known limits).
+func procMountData(userns bool) string {
+	if userns {
+		return "hidepid=invisible"
+	}
+	return "hidepid=invisible,gid=" + strconv.Itoa(outsiderGID())
+}
+
+// outsiderGID is a group id that is neither this process's real or
+// effective group nor one of its supplementary groups.
+func outsiderGID() int {
+	member := map[int]bool{unix.Getgid(): true, unix.Getegid(): true}
+	if gs, err := unix.Getgroups(); err == nil {
+		for _, g := range gs {
+			member[g] = true
+		}
+	}
+	g := 0x7ffffffe
+	for member[g] {
+		g--
+	}
+	return g
+}
+
 // compileMounts is applyMounts as a program: the mount view in the child's
 // fresh mount namespace. Nothing propagates back to the host: the init made
 // "/" private when it created the namespace (initMain).
-func compileMounts(p *program, s *landlock.Spec, pre *prebuilt) error {
+func compileMounts(p *program, s *landlock.Spec, pre *prebuilt, procData string) error {
 	ops := s.Mounts
 	// Detached copies of the writable paths, taken before the base view is
 	// made read-only, so they keep the host's own flags, plus nosuid and
@@ -651,8 +697,9 @@ func compileMounts(p *program, s *landlock.Spec, pre *prebuilt) error {
 			a, n := mountAttr(p, unix.MOUNT_ATTR_RDONLY|unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV|unix.MOUNT_ATTR_NOEXEC)
 			p.call(what, unix.SYS_MOUNT_SETATTR, atFdcwdU, p.str(op.Path), unix.AT_RECURSIVE|unix.AT_SYMLINK_NOFOLLOW, a, n).tolerate(unix.EINVAL, 0)
 		case landlock.MountProc:
-			// Read-only whatever the writable roots (see kernelStateReadOnly).
-			p.call(what, unix.SYS_MOUNT, p.str("proc"), p.str("/proc"), p.str("proc"), unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, 0)
+			// Read-only whatever the writable roots (see kernelStateReadOnly),
+			// and hiding the init (procMountData).
+			p.call(what, unix.SYS_MOUNT, p.str("proc"), p.str("/proc"), p.str("proc"), unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, p.str(procData))
 		default:
 			return fmt.Errorf("unknown mount operation %q", op.Kind)
 		}

@@ -249,14 +249,24 @@ func TestEarlyInitNetMismatch(t *testing.T) {
 	if !sb.spec.NewNet || sb.early != nil || !e.taken {
 		t.Fatalf("new_net %v, adopted %v, taken %v: the mispredicted early init must be ended", sb.spec.NewNet, sb.early != nil, e.taken)
 	}
-	res, err := executor.Run(context.Background(), executor.Request{Argv: []string{"/bin/sh", "-c", "cat /proc/1/net/dev /proc/self/net/dev | grep -c :"}, Dir: dir,
-		Env: []string{"PATH=/usr/bin:/bin"}, Timeout: 10 * time.Second, Sandbox: sb})
+	// The init's entry is read from here, at the start (the sandbox's
+	// /proc hides it from the command).
+	var initDev []byte
+	var initErr error
+	res, err := executor.Run(context.Background(), executor.Request{Argv: []string{"/bin/sh", "-c", "grep -c : /proc/self/net/dev"}, Dir: dir,
+		Env: []string{"PATH=/usr/bin:/bin"}, Timeout: 10 * time.Second, Sandbox: sb,
+		OnStart: func(si executor.StartInfo) {
+			initDev, initErr = os.ReadFile("/proc/" + strconv.Itoa(si.LauncherPid) + "/net/dev")
+		}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Only lo, seen from the init's entry and the command's.
-	if res.ExitCode != 0 || string(res.Stdout.Head) != "2\n" {
+	if res.ExitCode != 0 || string(res.Stdout.Head) != "1\n" {
 		t.Fatalf("exit %d, stdout %q, stderr %q", res.ExitCode, res.Stdout.Head, res.Stderr.Head)
+	}
+	if initErr != nil || strings.Count(string(initDev), ":") != 1 {
+		t.Fatalf("the init's /proc/PID/net/dev: %v\n%s", initErr, initDev)
 	}
 }
 
@@ -506,8 +516,12 @@ func TestExitsAfterLingers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The init is the process the executor started (LauncherPid); the
+	// result's pid is the command's.
+	initPid := 0
 	res, err := executor.Run(context.Background(), executor.Request{Argv: []string{"/bin/sh", "-c", "echo done; exit 4"}, Dir: dir,
-		Env: []string{"PATH=/usr/bin:/bin"}, Timeout: 10 * time.Second, Sandbox: sb, ExitsAfter: true})
+		Env: []string{"PATH=/usr/bin:/bin"}, Timeout: 10 * time.Second, Sandbox: sb, ExitsAfter: true,
+		OnStart: func(si executor.StartInfo) { initPid = si.LauncherPid }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -518,7 +532,7 @@ func TestExitsAfterLingers(t *testing.T) {
 	// process's exit: poll until it sleeps (it must not exit meanwhile).
 	var st []byte
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		st, err = os.ReadFile("/proc/" + strconv.Itoa(res.Pid) + "/stat")
+		st, err = os.ReadFile("/proc/" + strconv.Itoa(initPid) + "/stat")
 		if err != nil {
 			t.Fatalf("the init is gone: %v", err)
 		}
@@ -529,9 +543,9 @@ func TestExitsAfterLingers(t *testing.T) {
 	if f := strings.Fields(string(st)); len(f) < 3 || f[2] != "S" {
 		t.Fatalf("the init is not waiting: %s", st)
 	}
-	syscall.Kill(res.Pid, syscall.SIGKILL)
+	syscall.Kill(initPid, syscall.SIGKILL)
 	var ws syscall.WaitStatus
-	if _, err := syscall.Wait4(res.Pid, &ws, 0, nil); err != nil || !ws.Signaled() {
+	if _, err := syscall.Wait4(initPid, &ws, 0, nil); err != nil || !ws.Signaled() {
 		t.Fatalf("reaping the init: %v %v", ws, err)
 	}
 }

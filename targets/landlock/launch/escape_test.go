@@ -563,7 +563,7 @@ func cases() []tcase {
 		{name: "unix stream socketpair", profile: "workspace", cwd: ws, op: ops("socketpair"), want: "ok"},
 		// Processes, IPC, keyrings, descriptors.
 		{name: "other processes' /proc", profile: "workspace", cwd: ws, op: ops("proc-environ", "PARENTPID"), want: "ENOENT", control: "ok", controlRoot: true},
-		{name: "/proc/1/mem (own, /proc is read-only)", profile: "workspace", cwd: ws, op: ops("proc-mem", "1"), want: "EROFS"}, // the fresh /proc is mounted read-only (EROFS before Landlock)
+		{name: "/proc/1/mem (own, /proc hides the init)", profile: "workspace", cwd: ws, op: ops("proc-mem", "1"), want: "ENOENT"}, // the fresh /proc (read-only) hides the init: hidepid=invisible (red team 26)
 		{name: "outside process /proc/PID/mem", profile: "workspace", cwd: ws, op: ops("proc-mem", "PARENTPID"), want: "ENOENT"},
 		{name: "outside process /proc/PID/root", profile: "workspace", cwd: ws, op: ops("proc-root", "PARENTPID"), want: "ENOENT"},
 		{name: "SysV shm of the host", profile: "workspace", cwd: ws, op: ops("shmget", "SHMKEY"), want: "ENOENT", control: "ok"},

@@ -181,7 +181,7 @@ func (s *Sandbox) Spawn(cmd *exec.Cmd) (executor.Spawned, error) {
 		return none, fmt.Errorf("%w: %v", executor.ErrSandbox, err)
 	}
 	// The executor owns the init's pidfd; the supervisor uses a duplicate.
-	proc := executor.Spawned{Pid: pid, Pidfd: pidfd}
+	proc := executor.Spawned{Pid: pid, Pidfd: pidfd, CommandPid: commandPid(h.init)}
 	run := &runState{f: status}
 	s.status.Store(cmd, run)
 	if !spec.Seccomp.NeedsSupervisor() {
@@ -344,6 +344,25 @@ func cloneError(err error) error {
 		return fmt.Errorf("%w: clone3: %v", executor.ErrSandbox, errno)
 	}
 	return fmt.Errorf("%w: %v", executor.ErrSandbox, err)
+}
+
+// commandPid is the command's process id that its process read before
+// its exec (program.selfLink), or 0 when it could not.
+func commandPid(p *program) int {
+	if p == nil || p.selfLink == nil || p.selfLink[0] == 0 {
+		return 0
+	}
+	n := 0
+	for _, c := range p.selfLink {
+		if c == 0 {
+			break
+		}
+		if c < '0' || c > '9' || n > 1<<30 {
+			return 0
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n
 }
 
 // recvFDs receives the descriptors sent with SCM_RIGHTS in one message

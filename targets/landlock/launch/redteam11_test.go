@@ -485,7 +485,10 @@ func TestRedTeam11InitFdsAtStart(t *testing.T) {
 				r := rtRun(t, rtOpts{u: u, extra: []*os.File{secret}, env: []string{"HOME=" + f.home},
 					args: []string{"--timeout", "20s", "--profile", p, "--cwd", f.ws, "--", rt, "proc-fds", "1", "300"}})
 				got := rt11Fields(r.Stdout)
-				if r.SbxError != "" || got["reached"] != "0" || got["listed"] == "" || got["listed"] == "0" {
+				// listed=0: the sandbox's /proc hides the init
+				// altogether (hidepid=invisible, red team 26); the
+				// control above shows the probe reaches what it lists.
+				if r.SbxError != "" || got["reached"] != "0" || got["listed"] == "" {
 					t.Errorf("%s: %q %q", p, r.Stdout, r.SbxError)
 				}
 			}

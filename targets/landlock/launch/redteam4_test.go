@@ -55,7 +55,10 @@ static void hole(const char *what, const char *detail) { printf("HOLE %s %s\n", 
 static char init_state(void) {
 	char b[512] = {0};
 	int fd = open("/proc/1/stat", O_RDONLY);
-	if (fd < 0) return '?';
+	/* 'h': the sandbox's /proc hides the init (hidepid=invisible, red team
+	   26); the run's end (exit 7, no timeout) then shows it was neither
+	   stopped nor killed. */
+	if (fd < 0) return errno == ENOENT ? 'h' : '?';
 	read(fd, b, sizeof b - 1);
 	close(fd);
 	char *p = strrchr(b, ')');
@@ -65,7 +68,7 @@ static char init_state(void) {
 static void check_init(const char *after) {
 	usleep(50000);
 	char s = init_state();
-	if (s != 'S' && s != 'R') {
+	if (s != 'S' && s != 'R' && s != 'h') {
 		char d[64]; snprintf(d, sizeof d, "init state %c after %s", s, after);
 		hole("init-state", d);
 		kill(1, SIGCONT);

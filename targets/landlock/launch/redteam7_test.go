@@ -66,9 +66,11 @@ static void wr(const char *p, const char *v) {
 	if (write(fd, v, strlen(v)) >= 0) hole("write", p);
 	close(fd);
 }
+/* 'h': the sandbox's /proc hides the init (hidepid=invisible, red team 26);
+   the run's end then shows it was neither stopped nor killed. */
 static char init_state(void) {
 	char b[512] = {0}; int fd = open("/proc/1/stat", O_RDONLY);
-	if (fd < 0) return '?';
+	if (fd < 0) return errno == ENOENT ? 'h' : '?';
 	read(fd, b, sizeof b - 1); close(fd);
 	char *q = strrchr(b, ')'); return q ? q[2] : '?';
 }
@@ -223,7 +225,7 @@ static void sigs(int withfwd) {
 	printf("\n");
 	usleep(200000);
 	char st = init_state();
-	if (st != 'S') { char d[8] = {st, 0}; hole("init-state", d); }
+	if (st != 'S' && st != 'h') { char d[8] = {st, 0}; hole("init-state", d); }
 	if (kill(1, 0) != 0 && errno == ESRCH) hole("init-dead", "");
 	(void)withfwd;
 }

@@ -89,6 +89,10 @@ type program struct {
 	nullStdin int8
 	// status is written by the child: the failed step and its errno.
 	status *childStatus
+	// selfLink receives, in the command's process, the host procfs's
+	// /proc/self link before the sandbox's own /proc covers it: the
+	// command's process id as sbx sees it (compileInit, commandPid).
+	selfLink *[24]byte
 	// guardDirs are the directories in which the supervisor refuses
 	// guarded names, and their identities as the command's part takes
 	// them in the final view before the command runs (compileCommand).
@@ -236,6 +240,10 @@ func (in *insn) from(arg int, s int8) *insn {
 func (in *insn) into(s int8) *insn { in.out = s; return in }
 
 // tolerate lets the step fail with errno, skipping the next n steps.
+// anyErrno, as a step's tolerated errno, tolerates every error (a step
+// whose result is only informative).
+const anyErrno = ^uintptr(0)
+
 func (in *insn) tolerate(errno syscall.Errno, n int) *insn {
 	in.okErrno, in.skip = uintptr(errno), int32(n)
 	return in
@@ -381,7 +389,7 @@ func forkRun(args *rawfork.CloneArgs, first *insn, n int, status *childStatus) (
 		if e = in.run(&slots); e == 0 {
 			i += int(in.skipOK)
 		} else {
-			if uintptr(e) == in.okErrno {
+			if uintptr(e) == in.okErrno || in.okErrno == anyErrno {
 				i += int(in.skip)
 				continue
 			}
@@ -1062,7 +1070,7 @@ func initMain(a *initArgs) {
 			if e = in.run(&a.slots); e == 0 {
 				i += int(in.skipOK)
 			} else {
-				if uintptr(e) == in.okErrno {
+				if uintptr(e) == in.okErrno || in.okErrno == anyErrno {
 					i += int(in.skip)
 					continue
 				}

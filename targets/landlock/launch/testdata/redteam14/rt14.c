@@ -157,11 +157,13 @@ static void int80_res(const char *name, long r) {
 	printf("%s=%s\n", name, r == INT80_FAULT ? "FAULT" : r < 0 ? en((int)-r) : "ok");
 }
 
-// init_is_sbx: PID 1 is the sandbox's init (its command line is sbx's).
+// init_is_sbx: PID 1 is the sandbox's init: its command line is sbx's,
+// or the sandbox's /proc hides it (hidepid=invisible, red team 26) while
+// showing this process.
 static int init_is_sbx(void) {
 	char b[256] = {0};
 	int fd = open("/proc/1/cmdline", O_RDONLY);
-	if (fd < 0) return 0;
+	if (fd < 0) return errno == ENOENT && access("/proc/self/status", R_OK) == 0;
 	ssize_t n = read(fd, b, sizeof b - 1);
 	close(fd);
 	if (n <= 0) return 0;
