@@ -715,10 +715,22 @@ func TestRedTeam25SupHeldPathRewrite(t *testing.T) {
 	kinds := []string{"mkdir", "open", "symlink", "mknod", "link", "rename", "bind", "renameat2", "linkat_empty"}
 	asUser(t, func(t *testing.T, u user) {
 		f := newFixture(t, u)
-		ctl := rt25Control(t, f, "race", rt, "race", "3000")
+		// The control is a race too: under load (CI runs packages in
+		// parallel on 2 CPUs) the flipping thread may not run during one
+		// round's tries, so up to five rounds; each kind must win once.
+		won := map[string]bool{}
+		var ctl map[string]string
+		for round := 0; round < 5 && len(won) < len(kinds); round++ {
+			ctl = rt25Control(t, f, "race"+strconv.Itoa(round), rt, "race", "3000")
+			for _, k := range kinds {
+				if ctl["race."+k] == "CREATED" {
+					won[k] = true
+				}
+			}
+		}
 		for _, k := range kinds {
-			if ctl["race."+k] != "CREATED" {
-				t.Fatalf("control: %s did not create .git without the sandbox: %v", k, ctl)
+			if !won[k] {
+				t.Fatalf("control: %s did not create .git without the sandbox in five rounds: %v", k, ctl)
 			}
 		}
 		r := rt25Run(t, f, 120*time.Second, rt, "race", "2000")
