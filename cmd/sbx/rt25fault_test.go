@@ -138,12 +138,19 @@ func rt25State(pid int) byte {
 }
 
 // rt25Children lists the children of pid.
+//
+// A child is listed under the thread that forked it, which in sbx, a Go
+// program, may be any of its threads (CI: "sbx has no child" when only the
+// main thread's list was read): every thread's list is read.
 func rt25Children(pid int) []int {
-	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
 	var kids []int
-	for _, f := range strings.Fields(string(b)) {
-		if n, err := strconv.Atoi(f); err == nil {
-			kids = append(kids, n)
+	for _, task := range tasks {
+		b, _ := os.ReadFile(task)
+		for _, f := range strings.Fields(string(b)) {
+			if n, err := strconv.Atoi(f); err == nil {
+				kids = append(kids, n)
+			}
 		}
 	}
 	return kids
