@@ -657,7 +657,10 @@ func runCommandTo(args []string, stdout, stderr *checkedWriter) int {
 		// says so, as for any failure of sbx's (the command's own end
 		// stays in timed_out, cancelled and signal).
 		res.ExitCode = exitFailure
-		res.SandboxError = strings.TrimPrefix(strings.TrimSpace(res.SandboxError+"; "+runErr.Error()), "; ")
+		if res.SandboxError != "" {
+			res.SandboxError += "; "
+		}
+		res.SandboxError += runErr.Error()
 	}
 	switch {
 	case o.json:
