@@ -156,9 +156,12 @@ func rt25Children(pid int) []int {
 	return kids
 }
 
-// rt25Many starts 1,000 sleeping processes, says ready and waits: a stop's
-// walk of the run's tree takes a while.
-const rt25Many = `i=0; while [ $i -lt 1000 ]; do sleep 1000 & i=$((i+1)); done; echo ready; wait`
+// rt25Many starts 1,000 waiting processes, says ready and waits: a stop's
+// walk of the run's tree takes a while. Each is a forked subshell blocked
+// reading a pipe nothing writes to (fd 3: an asynchronous list's stdin is
+// /dev/null), not an exec of sleep: 1,000 execs of a dynamically linked
+// program took more than the test's 5 s timeout (now 12 s) on a loaded CI machine.
+const rt25Many = `sleep 1000 | { exec 3<&0; i=0; while [ $i -lt 1000 ]; do read x <&3 & i=$((i+1)); done; echo ready; wait; }`
 
 // TestRT25StopThenContinue: was a DEFECT, fixed in this round. README, Job control: "a SIGTSTP to
 // sbx (^Z at a terminal) stops the command's whole tree with it ...
@@ -172,7 +175,7 @@ const rt25Many = `i=0; while [ $i -lt 1000 ]; do sleep 1000 & i=$((i+1)); done; 
 //   - stop-continue: a SIGCONT in that window (a supervisor's `kill -TSTP
 //     $p; kill -CONT $p`) is consumed before sbx stops itself, and
 //     nothing continues sbx: it stays stopped (state T) with its command
-//     stopped (or, for root, its leader running on), the --timeout (5 s)
+//     stopped (or, for root, its leader running on), the --timeout (12 s)
 //     never acts, and no result comes until another SIGCONT. As root and
 //     as uid 65534.
 //   - stop-stop-continue: ^Z pressed twice, then fg once: the second
@@ -197,7 +200,7 @@ func TestRT25StopThenContinue(t *testing.T) {
 			const runs = 3
 			for i := 0; i < runs; i++ {
 				tok := rt20Token(t)
-				args := []string{"run", "--events", "--timeout", "5s", "--profile", "danger-full-access", "--",
+				args := []string{"run", "--events", "--timeout", "12s", "--profile", "danger-full-access", "--",
 					"env", "RT20_TOKEN=" + tok, "sh", "-c", rt25Many}
 				var cmd *exec.Cmd
 				if user == "root" {
@@ -240,10 +243,12 @@ func TestRT25StopThenContinue(t *testing.T) {
 					}
 				}
 				cmd.Process.Signal(syscall.SIGCONT)
-				// sbx's timeout is 5 s: continued, sbx ends the run then (124).
-				if !rt25Exited(cmd, 10*time.Second) {
+				// sbx's timeout is 12 s (starting the 1,000 processes took up
+				// to 3 s on a loaded CI machine): continued, sbx ends the run
+				// then (124).
+				if !rt25Exited(cmd, 20*time.Second) {
 					stuck++
-					t.Logf("run %d: sbx still in state %c after 10 s (timeout 5 s), its child in state %c", i, rt25State(cmd.Process.Pid), rt25State(kids[0]))
+					t.Logf("run %d: sbx still in state %c after 20 s (timeout 12 s), its child in state %c", i, rt25State(cmd.Process.Pid), rt25State(kids[0]))
 					cmd.Process.Signal(syscall.SIGCONT)
 					if !rt25Exited(cmd, 10*time.Second) {
 						cmd.Process.Kill()
