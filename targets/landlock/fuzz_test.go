@@ -74,7 +74,7 @@ func FuzzParseMountinfo(f *testing.F) {
 }
 
 // fuzzPaths are the directories the fuzz targets below build paths from.
-var fuzzPaths = []string{"/", "/w", "/w/a", "/w/a/b", "/w/.git", "/w/proc", "/h", "/h/.ssh", "/sys", "/sys/fs/cgroup", "/proc", "/proc/sys", "/t", "/w/t", "/w/h"}
+var fuzzPaths = []string{"/", "/w", "/w/a", "/w/a/b", "/w/.git", "/w/proc", "/h", "/h/.ssh", "/sys", "/sys/fs/cgroup", "/proc", "/proc/sys", "/t", "/w/t", "/w/h", "/dev", "/dev/pts", "/w/dev"}
 
 // FuzzKernelMountOps checks kernelMountOps on fuzzed mounts, grants and
 // masks. Every operation names a listed kernel mount outside /proc and the
@@ -88,7 +88,7 @@ func FuzzKernelMountOps(f *testing.F) {
 	f.Add([]byte{1, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14}, false)
 	f.Add([]byte{0, 2, 5, 9, 14, 7, 3, 3, 3, 3, 3, 4, 11, 12}, true)
 	f.Fuzz(func(t *testing.T, data []byte, root bool) {
-		types := []string{"ext4", "proc", "sysfs", "cgroup2", "tracefs", "debugfs", "binfmt_misc", "tmpfs", "mqueue"}
+		types := []string{"ext4", "proc", "sysfs", "cgroup2", "tracefs", "debugfs", "binfmt_misc", "tmpfs", "mqueue", "devtmpfs", "devpts"}
 		rights := []AccessFS{ReadRights, WriteRights, NoCreateRights, DeviceRights, FSReadDir, 0}
 		var ms []Mount
 		var gs []Grant
@@ -161,7 +161,8 @@ func FuzzKernelMountOps(f *testing.F) {
 			if (consumingFSTypes[m.FSType] || m.FSType == "proc") && grants(m.Path, FSReadFile|FSReadDir) {
 				t.Fatalf("%s at %s is readable and neither detached nor masked: %v", m.FSType, m.Path, ops)
 			}
-			if !ir.PathWithin(m.Path, "/sys") && grants(m.Path, ^(FSExecute|FSReadFile|FSReadDir)) && opAt[m.Path] != MountKernelReadOnly {
+			devOwn := (m.FSType == "devtmpfs" || m.FSType == "devpts") && ir.PathWithin(m.Path, "/dev")
+			if !ir.PathWithin(m.Path, "/sys") && !devOwn && grants(m.Path, ^(FSExecute|FSReadFile|FSReadDir)) && opAt[m.Path] != MountKernelReadOnly {
 				t.Fatalf("%s at %s is writable (grants %v) and not made read-only: %v", m.FSType, m.Path, gs, ops)
 			}
 		}

@@ -32,14 +32,27 @@ type MountLister interface {
 // interpreter of the command's choosing, mqueue's queues in the host's IPC
 // namespace, trace instances). A build chroot in the workspace with its
 // own /proc, /sys and /sys/fs/cgroup mounted is the usual way such mounts
-// end up below a writable root.
+// end up below a writable root. devtmpfs and devpts are in the list too:
+// every devtmpfs mount is the one instance the host's /dev is, and a
+// devpts bound from the host's /dev/pts holds the host's terminals, so a
+// chroot's dev (mount -t devtmpfs, mount --rbind /dev) below a writable
+// root let a command create and remove files in the host's /dev and chmod
+// the host's ptys (red team 27); its device nodes were already refused by
+// the view's nodev.
 var kernelFSTypes = map[string]bool{
 	"proc": true, "sysfs": true, "cgroup": true, "cgroup2": true,
 	"tracefs": true, "debugfs": true, "securityfs": true, "configfs": true,
 	"bpf": true, "pstore": true, "efivarfs": true, "binfmt_misc": true,
 	"mqueue": true, "fusectl": true, "selinuxfs": true, "smackfs": true,
 	"rpc_pipefs": true, "nfsd": true, "resctrl": true,
+	"devtmpfs": true, "devpts": true,
 }
+
+// deviceFSTypes are the kernel file systems of devices. At /dev and below
+// they are left to the view's own handling of /dev: masked, with the
+// standard devices carried through, unless the profile has a rule on /dev
+// itself, which is then the profile's choice (devInputs).
+var deviceFSTypes = map[string]bool{"devtmpfs": true, "devpts": true}
 
 // revealingFSTypes are the kernel file systems that show other
 // processes' activity: tracefs and debugfs (every process's system calls;
@@ -173,6 +186,9 @@ func kernelMountOps(ms []Mount, gs []Grant, masked []string, root bool) []MountO
 		if !kernelFSTypes[m.FSType] || !strings.HasPrefix(p, "/") || p == "/" || ir.PathWithin(p, "/proc") || below(p, gone) || below(p, masked) {
 			continue
 		}
+		if deviceFSTypes[m.FSType] && ir.PathWithin(p, "/dev") {
+			continue
+		}
 		why := ""
 		switch {
 		case revealingFSTypes[m.FSType] && (root || m.FSType == "proc"):
@@ -193,7 +209,11 @@ func kernelMountOps(ms []Mount, gs []Grant, masked []string, root bool) []MountO
 			continue
 		}
 		if !ir.PathWithin(p, "/sys") && writable(gs, p) {
-			ops = append(ops, MountOp{Kind: MountKernelReadOnly, Path: p, Why: m.FSType + " mounted below a writable root: kernel settings and state, not the command's to change"})
+			why := m.FSType + " mounted below a writable root: kernel settings and state, not the command's to change"
+			if deviceFSTypes[m.FSType] {
+				why = m.FSType + " mounted below a writable root: the host's devices and terminals, not the command's to change"
+			}
+			ops = append(ops, MountOp{Kind: MountKernelReadOnly, Path: p, Why: why})
 		}
 	}
 	return ops

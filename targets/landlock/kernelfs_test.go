@@ -30,6 +30,9 @@ func TestKernelMountOps(t *testing.T) {
 		{"/ws/chroot/proc", "proc"}, {"/ws/chroot/proc/sys/fs/binfmt_misc", "binfmt_misc"},
 		{"/ws/chroot/cg", "cgroup2"}, {"/ws/data", "tmpfs"}, {"/srv/chroot/proc", "proc"},
 		{"/ws/masked/mq", "mqueue"},
+		// A chroot's dev below the writable root (red team 27), and the
+		// host's own, which the view's /dev handling covers.
+		{"/dev", "devtmpfs"}, {"/dev/pts", "devpts"}, {"/ws/chroot/dev", "devtmpfs"}, {"/ws/chroot/dev/pts", "devpts"},
 	}
 	masked := []string{"/ws/masked"}
 	t.Run("user", func(t *testing.T) {
@@ -39,7 +42,7 @@ func TestKernelMountOps(t *testing.T) {
 		// mounts are locked in a user's view, so a mask, not a detach),
 		// with what is below it; tracefs is root's by its mode; the rest
 		// made read-only.
-		want := []string{"mask /srv/chroot/proc", "kernel-read-only /ws/chroot/cg", "mask /ws/chroot/proc"}
+		want := []string{"mask /srv/chroot/proc", "kernel-read-only /ws/chroot/cg", "kernel-read-only /ws/chroot/dev", "kernel-read-only /ws/chroot/dev/pts", "mask /ws/chroot/proc"}
 		if s := opStrings(got); !reflect.DeepEqual(s, want) {
 			t.Errorf("got %q, want %q", s, want)
 		}
@@ -48,7 +51,7 @@ func TestKernelMountOps(t *testing.T) {
 		got := kernelMountOps(mounts, grants, masked, true)
 		// Detached: the revealing ones the command can read, with what is
 		// below them; the rest made read-only.
-		want := []string{"detach /srv/chroot/proc", "detach /sys/kernel/tracing", "kernel-read-only /ws/chroot/cg", "detach /ws/chroot/proc"}
+		want := []string{"detach /srv/chroot/proc", "detach /sys/kernel/tracing", "kernel-read-only /ws/chroot/cg", "kernel-read-only /ws/chroot/dev", "kernel-read-only /ws/chroot/dev/pts", "detach /ws/chroot/proc"}
 		if s := opStrings(got); !reflect.DeepEqual(s, want) {
 			t.Errorf("got %q, want %q", s, want)
 		}
