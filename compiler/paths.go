@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"path"
 	"strings"
+	"unicode"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
@@ -39,6 +40,11 @@ func pathFunc() function.Function {
 		Type:        function.StaticReturnType(cty.String),
 		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
 			base := args[0].AsString()
+			if base == "" {
+				// Red team 27: joined, path("", "etc") became "/etc", a
+				// rule on the root's subtree from an empty base.
+				return cty.NilVal, function.NewArgErrorf(0, "path() needs a base: an anchor (cwd, home, ...), \"~\" or an absolute path, not an empty string")
+			}
 			if len(args) == 1 {
 				return args[0], nil
 			}
@@ -142,6 +148,12 @@ func cleanRel(s, rest, attr string, glob bool) (string, *pathErr) {
 			return "", &pathErr{"dotdot-path", `Path contains ".."`, fmt.Sprintf("%q contains \"..\". sbc does not resolve \"..\": resolving it lexically can differ from what the kernel does through symbolic links, and in a security policy it is usually a mistake. Write the path without it.", s)}
 		case strings.IndexByte(p, 0) >= 0:
 			return "", &pathErr{"invalid-path", "NUL character in path", fmt.Sprintf("%q contains a NUL character.", s)}
+		case strings.HasSuffix(p, "\n") || strings.HasSuffix(p, "\r"):
+			// Red team 27: a path written as a heredoc ("deny = [<<EOT",
+			// "/etc/shadow", "EOT") ends in a newline. Kept, the rule named
+			// "/etc/shadow\n", a file nobody has, so the deny silently
+			// denied nothing. A name ending in a line break is never meant.
+			return "", &pathErr{"invalid-path", "Path ends with a line break", fmt.Sprintf("%q has a name ending in a line break, so it cannot name the file meant. A heredoc (<<EOT) ends with a newline: write the path as a quoted string.", s)}
 		case strings.ContainsAny(p, "{}"):
 			return "", &pathErr{"invalid-path", "Misplaced anchor", fmt.Sprintf("%q has a brace after its start. An anchor (\"{cwd}\") can only begin a path.", s)}
 		case !glob && strings.ContainsAny(p, "*?["):
@@ -185,7 +197,22 @@ func (c *compilation) path(e elem, attr string, deny bool) (ir.Path, bool) {
 		return ir.Path{}, false
 	}
 	c.checkAnchor(p.Anchor, e.rng, deny)
+	c.warnControl(s, e.rng, attr)
 	return p, true
+}
+
+// warnControl warns about control characters in a path or name that is
+// otherwise valid. Linux allows them in file names, so the rule is kept as
+// written, but one is almost always a mistake (an escape such as "\t" or
+// "\u001b" in the string) that makes the rule name another file than
+// meant: red team 27 found them accepted silently. Line breaks at the end
+// of a name are errors (cleanRel, protectName).
+func (c *compilation) warnControl(s string, r hcl.Range, attr string) {
+	if strings.IndexFunc(s, unicode.IsControl) < 0 {
+		return
+	}
+	c.warnf("invalid-path", r, fmt.Sprintf("Control character in %s", attr),
+		"%q contains a control character (a tab, an escape, a line break or similar). The rule is kept as written, for that exact name; if that is not the name meant, remove it.", s)
 }
 
 // checkAnchor warns about an anchor this version does not know.
@@ -271,6 +298,7 @@ func (c *compilation) glob(e elem) (ir.GlobRule, bool) {
 		c.checkAnchor(anchor, e.rng, true)
 		g.Pattern = ir.Path{Anchor: anchor, Rel: rel}.String()
 	}
+	c.warnControl(pat, e.rng, "deny_glob")
 	return g, true
 }
 
@@ -290,7 +318,11 @@ func (c *compilation) protectName(e elem) (string, bool) {
 		c.errorf("invalid-protect", e.rng, "Glob pattern in protect", "%q contains *, ? or [. protect takes literal names.", s)
 	case strings.IndexByte(name, 0) >= 0:
 		c.errorf("invalid-protect", e.rng, "NUL character in protected name", "%q contains a NUL character.", s)
+	case strings.HasSuffix(name, "\n") || strings.HasSuffix(name, "\r"):
+		// As for paths (cleanRel): a heredoc's ".git\n" protected nothing.
+		c.errorf("invalid-protect", e.rng, "Protected name ends with a line break", "%q ends in a line break, so it cannot be the name meant. A heredoc (<<EOT) ends with a newline: write the name as a quoted string.", s)
 	default:
+		c.warnControl(s, e.rng, "protect")
 		return name, true
 	}
 	return "", false

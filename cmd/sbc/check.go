@@ -365,6 +365,10 @@ func (pf *policyFlags) validate(profiles []*ir.Profile, artifacts map[string]str
 		Namespaces:    pf.namespaces,
 		AllNamespaces: pf.all,
 		NoBuiltin:     pf.noBuiltin,
+		// Red team 27: compile accepts --timeout (addPolicyFlags) and
+		// must honour it, as check does: without it an organisation
+		// policy that never finishes hung sbc compile for good.
+		Timeout: time.Duration(pf.timeout),
 	})
 	if err != nil {
 		return ds.Errorf(diag.CodeUsage, nil, "Invalid policy", "%v", err)
@@ -380,7 +384,11 @@ func (pf *policyFlags) validate(profiles []*ir.Profile, artifacts map[string]str
 			ds = ds.Errorf(diag.CodeUsage, nil, fmt.Sprintf("Policy failed to evaluate for profile %q", res.Profile), "%v", res.Err)
 			continue
 		}
-		if strings.HasPrefix(res.File, builtin.SourcePrefix) {
+		// A built-in is known by its name, which no user profile may
+		// take, not by its file name alone: red team 27 compiled a user's
+		// "builtin:evil.hcl" (a legal file name) writing "/" past the
+		// built-in rules.
+		if builtin.Has(res.Profile) && res.File == builtin.SourceName(res.Profile) {
 			res.Failures = dropBuiltin(res.Failures)
 			res.Warnings = dropBuiltin(res.Warnings)
 		}

@@ -205,6 +205,21 @@ func placeOutputs(outs []output, out string) diag.Diagnostics {
 		for i, o := range outs {
 			names[i] = o.profile
 		}
+		// Red team 27: profile names are case-sensitive ("CI" and "ci"
+		// are two), but on a case-insensitive file system (macOS's and
+		// Windows' defaults) DIR/CI.sbx.json and DIR/ci.sbx.json are one
+		// file: the second write replaced the first, and sbc said it wrote
+		// both. Refused before anything is written, on every system, so
+		// that the same command does not lose an artifact on another.
+		seen := map[string]string{}
+		for _, n := range names {
+			k := strings.ToLower(n)
+			if prev, dup := seen[k]; dup {
+				return ds.Errorf(diag.CodeUsage, nil, fmt.Sprintf("Profiles %q and %q would be written to one file", prev, n),
+					"%s.sbx.json and %s.sbx.json are the same file on case-insensitive file systems (macOS, Windows), where one would replace the other. Write them one at a time with -p NAME -o FILE, or rename one.", prev, n)
+			}
+			seen[k] = n
+		}
 		switch {
 		case out == "" || out == "-":
 			return ds.Errorf(diag.CodeUsage, nil, fmt.Sprintf("The input has %d profiles", len(outs)),
