@@ -158,6 +158,13 @@ func runCompile(e *env, files []string, name, out, format string, pf *policyFlag
 		e.report(ds, srcs, format)
 		return exitCode(ds)
 	}
+	if len(outs) > 1 && out != "" && out != "-" {
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			ds = ds.Errorf(diag.CodeIO, nil, fmt.Sprintf("Cannot create directory %s", out), "%v", err)
+			e.report(ds, srcs, format)
+			return exitCode(ds)
+		}
+	}
 	var wrote []string
 	for _, o := range outs {
 		if o.path == "-" {
@@ -225,9 +232,12 @@ func placeOutputs(outs []output, out string) diag.Diagnostics {
 			return ds.Errorf(diag.CodeUsage, nil, fmt.Sprintf("The input has %d profiles", len(outs)),
 				"Choose one with -p NAME (%s), or write them all with -o DIR.", strings.Join(names, ", "))
 		case !isDir:
-			if err := os.MkdirAll(out, 0o755); err != nil {
-				return ds.Errorf(diag.CodeIO, nil, fmt.Sprintf("Cannot create directory %s", out), "%v", err)
+			if _, err := os.Lstat(out); err == nil {
+				return ds.Errorf(diag.CodeIO, nil, fmt.Sprintf("Cannot create directory %s", out), "%s exists and is not a directory.", out)
 			}
+			// Created only once the policy has passed (compile's caller,
+			// makeOutputDir): a refused compile left an empty directory
+			// behind (red team 27).
 			isDir = true
 		}
 	}

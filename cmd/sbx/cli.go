@@ -54,6 +54,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 			case "run":
 				fmt.Fprint(stdout, runUsage)
 				return exitOK
+			case "doctor":
+				fmt.Fprint(stdout, doctorUsage)
+				return exitOK
 			}
 			fmt.Fprintf(stderr, "sbx: unknown help topic %q\n\n%s", args[1], mainUsage)
 			return exitFailure

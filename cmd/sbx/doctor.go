@@ -77,19 +77,19 @@ var (
 )
 
 // dryRun prints what sbx run would enforce, without running anything.
-func dryRun(p *profile, sb executor.Sandbox, o *runOptions, stdout, stderr io.Writer) int {
+// fail reports an sbx failure in the output mode asked for (--json: one
+// object; red team 27 found the --emit refusal on stderr alone).
+func dryRun(p *profile, sb executor.Sandbox, o *runOptions, stdout, stderr io.Writer, fail func(error) int) int {
 	rep := sb.Report()
 	if o.emit != "" {
 		sp, ok := sb.(interface{ Spec() *landlock.Spec })
 		if o.emit != "landlockconfig" || !ok || sp.Spec() == nil {
-			fmt.Fprintf(stderr, "sbx: --emit %q: only landlockconfig, for a sandboxed profile on Linux\n", o.emit)
-			return exitFailure
+			return fail(fmt.Errorf("--emit %q: only landlockconfig, for a sandboxed profile on Linux (profile %s applies no Landlock ruleset here)", o.emit, p.name))
 		}
 		c, warns := landlock.ToLandlockConfig(sp.Spec())
 		data, err := c.Encode()
 		if err != nil {
-			fmt.Fprintf(stderr, "sbx: %v\n", err)
-			return exitFailure
+			return fail(err)
 		}
 		stdout.Write(data)
 		for _, w := range warns {
@@ -108,7 +108,7 @@ func dryRun(p *profile, sb executor.Sandbox, o *runOptions, stdout, stderr io.Wr
 	}
 	r, ok := rep.(*landlock.Report)
 	if !ok {
-		fmt.Fprintf(stdout, "profile %s: NO SANDBOX, the command would run with all of your rights\n", p.name)
+		fmt.Fprintf(stdout, "profile %s: NO SANDBOX, the command would run with all of your rights\n", shown(p.name))
 		return exitOK
 	}
 	writeReport(stdout, r)

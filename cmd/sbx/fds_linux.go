@@ -136,13 +136,21 @@ func countOpenFiles() (int, error) {
 // allocation that fails: without this check such a run ended part-way in
 // a runtime abort (status 2, no result; red team 22). Memory that runs
 // out for other reasons (a cgroup's limit, the whole machine's) is not
-// foreseen here.
-func checkCapMemory(outputCap int64) error {
+// foreseen here. given tells whether the cap is one asked for (--output-cap,
+// the profile's) or the default, for the message.
+func checkCapMemory(outputCap int64, given bool) error {
 	var rl unix.Rlimit
 	if unix.Getrlimit(unix.RLIMIT_AS, &rl) != nil || rl.Cur == unix.RLIM_INFINITY {
 		return nil
 	}
-	const capSlack = 1 << 30
+	// The runtime reserves about 700 MiB of address space before main
+	// (Go 1.26, linux/amd64), and its heap's arenas, mapped 64 MiB at a
+	// time, are never returned: with 1 GiB here a 64 MiB cap that the
+	// check accepted still ended in the runtime's abort (red team 27:
+	// runs needed about 256 MiB more). 1.25 GiB held for caps of 1 to
+	// 128 MiB, both streams written past the cap, both retentions, with
+	// and without a sandbox.
+	const capSlack = 1280 << 20
 	// A profile's cap is any int64: six times it may not fit in 64 bits
 	// (red team 25: ⌈2^64/6⌉ wrapped to 2 and passed the check).
 	need := uint64(math.MaxUint64)
@@ -152,5 +160,8 @@ func checkCapMemory(outputCap int64) error {
 	if need <= rl.Cur {
 		return nil
 	}
-	return fmt.Errorf("--output-cap %d: retaining that much of both streams may take %d MiB, and the address-space limit (RLIMIT_AS) is %d MiB; lower --output-cap or raise the limit (ulimit -v)", outputCap, need>>20, rl.Cur>>20)
+	if !given {
+		return fmt.Errorf("the address-space limit (RLIMIT_AS) is %d MiB, and sbx may need %d MiB with the default output cap (%d bytes per stream) and the Go runtime's reservations; raise the limit (ulimit -v) to at least that", rl.Cur>>20, need>>20, outputCap)
+	}
+	return fmt.Errorf("output cap %d bytes (--output-cap or the profile's): retaining that much of both streams may take %d MiB with the Go runtime's reservations, and the address-space limit (RLIMIT_AS) is %d MiB; lower --output-cap or raise the limit (ulimit -v)", outputCap, need>>20, rl.Cur>>20)
 }

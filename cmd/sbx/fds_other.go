@@ -10,7 +10,7 @@ func closeInheritedOnExec() {}
 func checkOpenFiles() error { return nil }
 
 // checkCapMemory has no address-space limit to compare with here.
-func checkCapMemory(int64) error { return nil }
+func checkCapMemory(int64, bool) error { return nil }
 
 // checkProcs has no process limit to compare with here.
 func checkProcs() error { return nil }

@@ -42,6 +42,13 @@ type jobControl struct {
 	pid         int
 	viaLauncher bool
 	tree        *runTree
+	// leader holds the leader for signalling it, or its process group,
+	// without naming it by number: once the executor has reaped it (the
+	// run may still be draining pipes that something outside holds),
+	// its pid, and so the group's number, may be another process's (red
+	// team 27: a ^Z to sbx stopped an unrelated process group that had
+	// taken the reaped leader's pid). Guarded by mu; closed by end.
+	leader leaderRef
 }
 
 // newJobControl starts catching SIGTSTP, SIGCONT, SIGTTOU and SIGTTIN
@@ -67,8 +74,11 @@ func (j *jobControl) started(pid int, viaLauncher, cgroup bool) {
 	if !viaLauncher {
 		tree = newRunTree(pid, cgroup)
 	}
+	// OnStart runs before the executor can reap the leader: the pid is
+	// still the leader's here.
+	leader := openLeader(pid)
 	j.mu.Lock()
-	j.pid, j.viaLauncher, j.tree = pid, viaLauncher, tree
+	j.pid, j.viaLauncher, j.tree, j.leader = pid, viaLauncher, tree, leader
 	j.mu.Unlock()
 	j.readyOnce.Do(func() { close(j.ready) })
 }
@@ -78,17 +88,19 @@ func (j *jobControl) started(pid int, viaLauncher, cgroup bool) {
 func (j *jobControl) signalTree(sig syscall.Signal) bool {
 	j.mu.Lock()
 	pid, via, tree := j.pid, j.viaLauncher, j.tree
-	j.mu.Unlock()
 	switch {
 	case pid <= 0:
+		j.mu.Unlock()
 		return false
 	case via:
-		syscall.Kill(pid, sig)
+		j.leader.signal(sig, false)
+		j.mu.Unlock()
 		return true
 	case sig == syscall.SIGTSTP:
 		sig = syscall.SIGSTOP
 	}
-	syscall.Kill(-pid, sig)
+	j.leader.signal(sig, true)
+	j.mu.Unlock()
 	tree.signal(sig)
 	return true
 }
@@ -208,6 +220,9 @@ func tostop() bool {
 func (j *jobControl) end() {
 	if j != nil {
 		close(j.done)
+		j.mu.Lock()
+		j.leader.close()
+		j.mu.Unlock()
 	}
 }
 

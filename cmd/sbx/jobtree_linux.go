@@ -139,3 +139,62 @@ func readProc(pid int) (e procEntry, ok bool) {
 	}
 	return procEntry{ppid: ppid, start: string(f[19])}, true
 }
+
+// pidfdSignalProcessGroup is pidfd_send_signal's PIDFD_SIGNAL_PROCESS_GROUP
+// (Linux 6.9): the signal goes to the process group whose ID is the
+// pidfd's process's pid, that struct pid and not the number, so a group
+// made later by a process that reused the number is not signalled.
+const pidfdSignalProcessGroup = 1 << 2
+
+// leaderRef holds the command's leader through a pidfd opened while it
+// could not have been reaped (fd -1 where pidfd_open failed: then by
+// number, as before Linux 5.3).
+type leaderRef struct{ fd, pid int }
+
+func openLeader(pid int) leaderRef {
+	if pid <= 0 {
+		return leaderRef{-1, pid}
+	}
+	fd, err := unix.PidfdOpen(pid, unix.PIDFD_NONBLOCK)
+	if err != nil {
+		fd = -1
+	}
+	return leaderRef{fd, pid}
+}
+
+// signal sends sig to the leader, or to its process group. Once the
+// leader is reaped nothing is sent to it; its group is signalled for as
+// long as the group has members (which keep its ID from being reused).
+// On kernels before 6.9 the group is signalled by number, and only while
+// the leader is not reaped (a window between the check and the kill
+// remains there).
+func (l leaderRef) signal(sig syscall.Signal, group bool) {
+	if l.pid <= 0 {
+		return
+	}
+	if l.fd < 0 {
+		if group {
+			syscall.Kill(-l.pid, sig)
+		} else {
+			syscall.Kill(l.pid, sig)
+		}
+		return
+	}
+	if !group {
+		unix.PidfdSendSignal(l.fd, sig, nil, 0)
+		return
+	}
+	if err := unix.PidfdSendSignal(l.fd, sig, nil, pidfdSignalProcessGroup); err != unix.EINVAL {
+		return
+	}
+	if unix.PidfdSendSignal(l.fd, 0, nil, 0) == nil {
+		syscall.Kill(-l.pid, sig)
+	}
+}
+
+func (l *leaderRef) close() {
+	if l.fd >= 0 {
+		unix.Close(l.fd)
+		l.fd = -1
+	}
+}

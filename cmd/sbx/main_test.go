@@ -79,6 +79,17 @@ func TestParseSize(t *testing.T) {
 		{in: "1PiB", bad: true},
 		{in: "ten", bad: true},
 		{in: "99999999999999999999", bad: true},
+		// Decimal digits only, and whole bytes (red team 27).
+		{in: ".5KiB", want: 512},
+		{in: "0.5MiB", want: 512 << 10},
+		{in: "1.0", want: 1},
+		{in: "1.5", bad: true},
+		{in: "1.99", bad: true},
+		{in: "0x1p4", bad: true},
+		{in: "1_000", bad: true},
+		{in: "1e3", bad: true},
+		{in: "1.", bad: true},
+		{in: "9007199254740993.0", bad: true},
 	} {
 		got, err := parseSize(tc.in)
 		if (err != nil) != tc.bad || (!tc.bad && got != tc.want) {

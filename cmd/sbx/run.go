@@ -504,14 +504,20 @@ func runCommandTo(args []string, stdout, stderr *checkedWriter) int {
 	}
 	starttrace.Mark("sandbox")
 	if o.dryRun {
-		return dryRun(p, sandbox, o, stdout, stderr)
+		return dryRun(p, sandbox, o, stdout, stderr, fail)
 	}
 	if p.allowsNoSandbox && !o.json && ev == nil {
-		io.WriteString(stderr, "sbx: WARNING: profile "+p.name+" applies NO sandbox: the command runs with all of your rights\n")
+		// The name is an --artifact's path: an escape sequence in it
+		// (ESC[8m, conceal) hid the rest of the warning (red team 27).
+		io.WriteString(stderr, "sbx: WARNING: profile "+ir.PrintableLines(p.name)+" applies NO sandbox: the command runs with all of your rights\n")
 	}
 	req := o.request(p, sandbox)
 	if req.Capture != executor.CaptureFullBuffer {
-		if err := checkCapMemory(int64(req.OutputCap)); err != nil {
+		c := int64(req.OutputCap)
+		if c == 0 {
+			c = executor.DefaultOutputCap
+		}
+		if err := checkCapMemory(c, req.OutputCap != 0); err != nil {
 			return fail(err)
 		}
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"strconv"
 	"strings"
 )
@@ -30,20 +31,41 @@ func parseSize(s string) (int64, error) {
 	}
 	n, err := strconv.ParseInt(t, 10, 64)
 	if err != nil {
-		f, ferr := strconv.ParseFloat(t, 64)
-		if ferr != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		// A decimal fraction, digits only ("1.5KiB"): not Go's whole float
+		// syntax, which took "0x1p4" and "1_000" (red team 27).
+		whole, frac, ok := strings.Cut(t, ".")
+		if !ok || !decimalDigits(whole, true) || !decimalDigits(frac, false) {
 			return 0, fmt.Errorf("invalid size %q (want bytes, or a number with KiB, MiB, GiB, KB, MB or GB)", s)
 		}
-		v := f * float64(factor)
-		if v < 0 || v > 1<<53 {
+		r, _ := new(big.Rat).SetString(whole + "." + frac)
+		r.Mul(r, new(big.Rat).SetInt64(factor))
+		if !r.IsInt() {
+			// 1.5 bytes was kept as 1 without a word.
+			return 0, fmt.Errorf("size %q is not a whole number of bytes", s)
+		}
+		if !r.Num().IsInt64() || r.Num().Int64() > 1<<53 {
 			return 0, fmt.Errorf("size %q out of range", s)
 		}
-		return int64(v), nil
+		return r.Num().Int64(), nil
 	}
 	if n < 0 || n > math.MaxInt64/factor {
 		return 0, fmt.Errorf("size %q out of range", s)
 	}
 	return n * factor, nil
+}
+
+// decimalDigits reports whether s is ASCII digits only (and not empty,
+// unless empty is allowed: ".5KiB").
+func decimalDigits(s string, empty bool) bool {
+	if s == "" {
+		return empty
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // sizeFlag is a flag.Value holding a size.

@@ -77,3 +77,34 @@ warn_readable_secrets contains {
 	r := _rules[lib.preferred(_rules, _broad_read)]
 	not lib.name_glob_denied(".env")
 }
+
+# _homes_read holds the indices of the rules that make every user's home
+# directory (/home, /Users) or root's (/root) readable whole. The rules
+# above see only {home}: red team 27 found read = ["/home"] making every
+# user's ~/.ssh readable without a word.
+_homes_read contains i if {
+	some i, r in lib.rules
+	r.access in {"read", "write"}
+	r.path.anchor == "root"
+	r.path.rel in {"home", "Users", "root"}
+}
+
+# _home_secrets_open are the credential stores no name glob denies
+# everywhere ("**/.ssh"): below /home they are in every user's directory,
+# which no one rule on {home} covers.
+_home_secrets_open := {s |
+	some s, _ in secrets
+	parts := split(s, "/")
+	not lib.name_glob_denied(parts[count(parts) - 1])
+}
+
+warn_readable_secrets contains {
+	"code": "SBX007",
+	"msg": sprintf("%s makes the home directories in it readable, with the credentials kept in each: %s; deny them by name (deny_globs = [\"**/.ssh\", ...]) or narrow the read rules", [lib.path_string(_rules[i].path), concat(", ", sort([sprintf("%s (%s)", [s, secrets[s]]) | some s in _home_secrets_open]))]),
+	"node": _rules[i],
+} if {
+	lib.sandboxed
+	count(_broad_read) == 0
+	some i in _homes_read
+	count(_home_secrets_open) > 0
+}

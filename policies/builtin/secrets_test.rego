@@ -43,3 +43,22 @@ test_env_files_reported_once_at_the_authors_rule if {
 	count(findings) == 1
 	findings[0].node.source.start.line == 2
 }
+
+# Red team 27: every user's home, or root's, read whole.
+test_home_directories_expose_secrets if {
+	every rel in ["/home", "/Users", "/root"] {
+		findings := secrets.warn_readable_secrets with input as f.fs_input([["read", rel], ["write", "{cwd}"]])
+		f.codes(findings) == {"SBX007"}
+		some x in findings
+		contains(x.msg, ".ssh (SSH private keys)")
+	}
+}
+
+test_home_directories_with_name_globs_are_fine if {
+	globs := [f.glob(sprintf("**/%s", [n]), 9) | some s, _ in secrets.secrets; parts := split(s, "/"); n := parts[count(parts) - 1]]
+	count(secrets.warn_readable_secrets) == 0 with input as f.fs_input_with([["read", "/home"]], {"deny_globs": globs})
+}
+
+test_home_subdirectory_is_not_every_home if {
+	count(secrets.warn_readable_secrets) == 0 with input as f.fs_input([["read", "/home/shared"]])
+}

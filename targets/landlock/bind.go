@@ -50,6 +50,12 @@ func DefaultBindings(cwd string, getenv func(string) string) (ir.Bindings, error
 		cwd = wd
 	}
 	abs, err := filepath.Abs(cwd)
+	if errors.Is(err, fs.ErrNotExist) {
+		// A relative --cwd ("." or "sub/..") in a deleted directory: the
+		// same word as without --cwd (red team 27: "getwd: no such file
+		// or directory" said neither what happened nor what to do).
+		return nil, fmt.Errorf("binding {cwd}: %q is relative to the current directory, which was deleted (%w): change to an existing directory, or pass an absolute --cwd", cwd, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("binding {cwd}: %w", err)
 	}
