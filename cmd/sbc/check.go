@@ -358,13 +358,16 @@ func targetFidelity(p *ir.Profile) map[string]policies.FidelityReport {
 // artifact is written, warnings as warnings. Built-in profiles are checked
 // against organisation policy only: the built-in rules' opinions about
 // sbc's own profiles (network-off writes "/") are deliberate.
-func (pf *policyFlags) validate(profiles []*ir.Profile, artifacts map[string]string) diag.Diagnostics {
+func (pf *policyFlags) validate(profiles []*ir.Profile, artifacts map[string]string, print io.Writer) diag.Diagnostics {
 	var ds diag.Diagnostics
 	eng, err := policies.New(context.Background(), policies.Options{
 		Policies:      pf.policies,
 		Namespaces:    pf.namespaces,
 		AllNamespaces: pf.all,
 		NoBuiltin:     pf.noBuiltin,
+		// print() output goes to standard error, as in sbc check (it
+		// was dropped in compile: red team 27).
+		Print: print,
 		// Red team 27: compile accepts --timeout (addPolicyFlags) and
 		// must honour it, as check does: without it an organisation
 		// policy that never finishes hung sbc compile for good.

@@ -153,7 +153,7 @@ func runCompile(e *env, files []string, name, out, format string, pf *policyFlag
 	for _, o := range outs {
 		artifactPaths[o.profile] = o.path
 	}
-	ds = append(ds, pf.validate(profiles, artifactPaths)...)
+	ds = append(ds, pf.validate(profiles, artifactPaths, e.stderr)...)
 	if ds.HasErrors() {
 		e.report(ds, srcs, format)
 		return exitCode(ds)
