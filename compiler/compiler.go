@@ -92,11 +92,38 @@ func (r *Result) Names() []string {
 // that cannot be read is reported with code diag.CodeIO. The result is never
 // nil; its profiles are those that compiled without error.
 func CompileFiles(paths []string) (*Result, diag.Diagnostics) {
+	return CompileInputs(paths, nil)
+}
+
+// StdinName is the source name of a profile read from standard input.
+const StdinName = "<stdin>"
+
+// CompileInputs is CompileFiles where the path "-" names stdin, read once
+// (a second "-" adds nothing) and named StdinName in diagnostics; with a
+// nil stdin "-" is a file of that name.
+func CompileInputs(paths []string, stdin io.Reader) (*Result, diag.Diagnostics) {
 	var ds diag.Diagnostics
 	srcs := make([]Source, 0, len(paths))
 	seen := map[string]bool{}
 	bySize := map[int64][]fs.FileInfo{} // regular files read, for os.SameFile
+	stdinRead := false
 	for _, p := range paths {
+		if p == "-" && stdin != nil {
+			if stdinRead {
+				continue
+			}
+			stdinRead = true
+			data, err := io.ReadAll(io.LimitReader(stdin, MaxFileSize+1))
+			switch {
+			case err != nil:
+				ds = append(ds, *ioDiag(StdinName, err))
+			case len(data) > MaxFileSize:
+				ds = append(ds, *tooLarge(StdinName))
+			default:
+				srcs = append(srcs, Source{Name: StdinName, Data: data})
+			}
+			continue
+		}
 		// The same file named twice (profiles/*.hcl profiles/dev.hcl, or
 		// ./dev.hcl and $PWD/dev.hcl) is read once rather than reported
 		// as duplicate profiles: under its first spelling.

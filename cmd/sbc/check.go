@@ -231,6 +231,11 @@ func loadProfiles(e *env, args []string) ([]policies.Input, *diag.Sources, diag.
 	var files, artifacts []string
 	var ds diag.Diagnostics
 	for _, arg := range args {
+		if arg == "-" {
+			// A profile on standard input (sbc compile takes it too).
+			files = append(files, arg)
+			continue
+		}
 		st, err := os.Stat(arg)
 		if err != nil {
 			ds = ds.Errorf(diag.CodeIO, nil, "Cannot read "+arg, "%v", err)
@@ -253,7 +258,7 @@ func loadProfiles(e *env, args []string) ([]policies.Input, *diag.Sources, diag.
 	srcs := diag.NewSources()
 	var inputs []policies.Input
 	if len(files) > 0 && !ds.HasErrors() {
-		res, more := compiler.CompileFiles(files)
+		res, more := compiler.CompileInputs(files, e.stdin)
 		srcs.Merge(res.Sources)
 		ds = append(ds, more...)
 		for _, p := range res.Profiles {

@@ -90,7 +90,7 @@ func runCompile(e *env, files []string, name, out, format string, pf *policyFlag
 	var profiles []*ir.Profile
 	var inFiles []string // names of the profiles in files
 	if len(files) > 0 {
-		res, more := compiler.CompileFiles(files)
+		res, more := compiler.CompileInputs(files, e.stdin)
 		inFiles = res.Names()
 		srcs.Merge(res.Sources)
 		ds = append(ds, more...)
