@@ -1,6 +1,8 @@
 package compiler
 
 import (
+	"bytes"
+
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclwrite"
 
@@ -14,6 +16,15 @@ import (
 // since reformatting broken input can garble it further. Format checks
 // syntax only: a well-formed file with unknown attributes is formatted.
 func Format(name string, src []byte) ([]byte, diag.Diagnostics) {
+	// A byte order mark is kept as it was, outside what is formatted
+	// (hclwrite dropped it: red team 27).
+	if rest, ok := bytes.CutPrefix(src, utf8BOM); ok {
+		out, ds := Format(name, rest)
+		if out != nil {
+			out = append(append([]byte{}, utf8BOM...), out...)
+		}
+		return out, ds
+	}
 	c := newCompilation()
 	c.srcs.Add(name, src)
 	if !c.checkBytes(name, src) {

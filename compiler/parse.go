@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"bytes"
 	"fmt"
 	"unicode/utf8"
 
@@ -252,7 +253,14 @@ var rootSchema = &hcl.BodySchema{
 }
 
 // parse parses one file and returns its profile blocks.
+// utf8BOM is the UTF-8 encoding of U+FEFF.
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
 func (c *compilation) parse(name string, data []byte) (hcl.Blocks, bool) {
+	// A UTF-8 byte order mark (editors on Windows write one) is not part
+	// of the first line: kept, snippets showed it in the block header and
+	// line 1's columns were one off from every editor's (red team 27).
+	data = bytes.TrimPrefix(data, utf8BOM)
 	c.srcs.Add(name, data)
 	if !c.checkBytes(name, data) {
 		return nil, false

@@ -154,3 +154,30 @@ func TestRT27SameFileThroughLink(t *testing.T) {
 		t.Errorf("control: a copy: %v, want a duplicate-profile error", ds)
 	}
 }
+
+// TestRT27ByteOrderMark: a profile saved with a UTF-8 byte order mark
+// compiled, but the snippet's block header began with the invisible U+FEFF
+// and line 1's columns counted it; sbc fmt dropped it. The mark is no
+// part of the first line; Format keeps it.
+func TestRT27ByteOrderMark(t *testing.T) {
+	src := "\ufeffprofil \"p\" {\n}\n"
+	res, ds := CompileSources([]Source{{Name: "t.hcl", Data: []byte(src)}})
+	if !ds.HasErrors() {
+		t.Fatalf("no error for an unknown block type: %v", ds)
+	}
+	d := ds[0]
+	if d.Range == nil || d.Range.Start.Line != 1 || d.Range.Start.Column != 1 {
+		t.Errorf("range %+v, want line 1 column 1 (the mark is not a column)", d.Range)
+	}
+	var b strings.Builder
+	if err := diag.WriteText(&b, ds, res.Sources); err != nil {
+		t.Fatal(err)
+	}
+	if strings.ContainsRune(b.String(), '\ufeff') {
+		t.Errorf("the rendered diagnostic holds the byte order mark: %q", b.String())
+	}
+	out, fds := Format("t.hcl", []byte("\ufeffprofile \"p\" {\nfilesystem {\nread=[cwd]\n}\n}\n"))
+	if fds.HasErrors() || !strings.HasPrefix(string(out), "\ufeffprofile \"p\" {\n  filesystem {\n    read = [cwd]") {
+		t.Errorf("Format: %q, %v; want the mark kept and the rest formatted", out, fds)
+	}
+}
