@@ -1245,6 +1245,21 @@ func procDepthOf(procfd int) int {
 	return -1
 }
 
+// listensOnCheckedPort reports whether sock's local port is port.
+func listensOnCheckedPort(sock, port int) bool {
+	sa, err := unix.Getsockname(sock)
+	if err != nil {
+		return false
+	}
+	switch a := sa.(type) {
+	case *unix.SockaddrInet4:
+		return a.Port == port
+	case *unix.SockaddrInet6:
+		return a.Port == port
+	}
+	return false
+}
+
 // handleNet serves connect() (NotifyConnect) and listen() (NotifyListen).
 //
 // connect: a pathname Unix address is resolved in the sandbox's view like
@@ -1270,7 +1285,8 @@ func procDepthOf(procfd int) int {
 // dissolved: the supervisor binds the reported address on the confined
 // worker first, which fails with EINVAL only on a bound socket. Otherwise
 // the supervisor listens on the socket it checked (its port was checked
-// at bind).
+// at bind), and in ports mode makes sure it listens on that port (a
+// binding dissolved by another thread meanwhile: shut down, EACCES).
 func (sv *supervisor) handleNet(n *seccompNotif, c call, tid, pidfd int) {
 	sock, err := unix.PidfdGetfd(pidfd, int(c.fd), 0)
 	if err != nil {
@@ -1290,6 +1306,7 @@ func (sv *supervisor) handleNet(n *seccompNotif, c call, tid, pidfd int) {
 			sv.reply(n.id, 0, unix.EACCES)
 			return
 		}
+		checked := 0 // the port checked in ports mode
 		if sv.portsMode {
 			sa, err := unix.Getsockname(sock)
 			if err != nil {
@@ -1307,6 +1324,7 @@ func (sv *supervisor) handleNet(n *seccompNotif, c call, tid, pidfd int) {
 				sv.reply(n.id, 0, unix.EACCES)
 				return
 			}
+			checked = port
 			// getsockname reports the source port a connect() left behind
 			// even once the kernel has released it (a refused connect, one
 			// dissolved with connect(AF_UNSPEC)): the socket is unbound
@@ -1329,6 +1347,16 @@ func (sv *supervisor) handleNet(n *seccompNotif, c call, tid, pidfd int) {
 		// Performed on the very socket that was checked (the caller's
 		// descriptor number may name another one by now): never CONTINUE.
 		_, _, e := unix.Syscall(unix.SYS_LISTEN, uintptr(sock), uintptr(int32(c.flags)), 0)
+		if e == 0 && sv.portsMode && !listensOnCheckedPort(sock, checked) {
+			// Another thread dissolved the socket's binding between the
+			// check and the listen (connect(AF_UNSPEC) on a socket whose
+			// port came from a connect), and listen() picked an ephemeral
+			// port Landlock never checked: this kernel refuses such a
+			// listen, older ones may not (red team 27). Stopped again at
+			// once, and refused.
+			unix.Shutdown(sock, unix.SHUT_RDWR)
+			e = unix.EACCES
+		}
 		sv.reply(n.id, 0, e)
 		return
 	}
