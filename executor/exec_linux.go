@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -1045,12 +1046,38 @@ func forkExec(cmd *exec.Cmd) (*process, error) {
 		sys.PidFD = &pidfd
 	}
 	attr := &syscall.ProcAttr{Dir: cmd.Dir, Env: cmd.Env, Files: files, Sys: &sys}
+	// Package syscall's child keeps every descriptor not marked
+	// close-on-exec: the calling program's own are marked first (red team
+	// 27: an embedding program's credentials file and pipes reached the
+	// command). The files passed are dup2'd into place in the child, which
+	// clears the flag there.
+	markCloseOnExec()
 	pid, _, err := syscall.StartProcess(cmd.Path, cmd.Args, attr)
 	runtime.KeepAlive(cmd)
 	if err != nil {
 		return nil, err
 	}
 	return &process{pid: pid, pidfd: pidfd}, nil
+}
+
+// markCloseOnExec marks every descriptor of the process above stderr
+// close-on-exec: one close_range (Linux 5.11), else each listed in
+// /proc/self/fd. A program that wants a descriptor in a child it starts
+// passes it explicitly (os/exec's ExtraFiles), which this does not
+// change.
+func markCloseOnExec() {
+	if unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC) == nil {
+		return
+	}
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > 2 {
+			unix.FcntlInt(uintptr(fd), unix.F_SETFD, unix.FD_CLOEXEC)
+		}
+	}
 }
 
 // pidfdUsable reports whether pidfds can be created with clone and polled

@@ -82,7 +82,10 @@ type nsChild struct {
 	idLen      [3]uintptr
 	stat       *byte
 	parent     int // the executor's pid in the proc mount's namespace; -1: unknown
-	buf        [512]byte
+	// maxFD bounds the descriptors marked close-on-exec one by one where
+	// close_range cannot (before Linux 5.11): RLIMIT_NOFILE's soft limit.
+	maxFD uintptr
+	buf   [512]byte
 	// Set by the child when a step fails.
 	step  nsStep
 	errno syscall.Errno
@@ -123,6 +126,11 @@ func nsForkable(cmd *exec.Cmd) bool {
 func nsFork(cmd *exec.Cmd) (*process, error) {
 	c := new(nsChild)
 	c.step = nsStepNone
+	c.maxFD = 1 << 20
+	var rl unix.Rlimit
+	if unix.Getrlimit(unix.RLIMIT_NOFILE, &rl) == nil && rl.Cur < uint64(c.maxFD) {
+		c.maxFD = uintptr(rl.Cur)
+	}
 	var err error
 	if c.path, err = syscall.BytePtrFromString(cmd.Path); err != nil {
 		return nil, err
@@ -297,6 +305,16 @@ func nsChildMain(c *nsChild) {
 			}
 		} else if _, _, e = syscall.RawSyscall(unix.SYS_DUP3, fds[i], uintptr(i), 0); e != 0 {
 			nsChildFail(c, nsStepDup3, e)
+		}
+	}
+	// Every descriptor but the three streams closes at the exec: an
+	// embedding program's own (a credentials file, a socket, a pipe it
+	// reads to EOF) must not reach the command (red team 27: they did,
+	// where the program had not marked them close-on-exec itself, as sbx
+	// does at its start).
+	if _, _, e = syscall.RawSyscall(unix.SYS_CLOSE_RANGE, 3, ^uintptr(0), unix.CLOSE_RANGE_CLOEXEC); e != 0 {
+		for fd := uintptr(3); fd < c.maxFD; fd++ {
+			syscall.RawSyscall(unix.SYS_FCNTL, fd, unix.F_SETFD, unix.FD_CLOEXEC)
 		}
 	}
 	if c.dir != nil {

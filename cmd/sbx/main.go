@@ -9,17 +9,14 @@ import (
 	// they and the run touch next, and grows the stack once.
 	_ "github.com/sbx-dev/sbx/internal/prefault"
 	"github.com/sbx-dev/sbx/internal/starttrace"
-	"github.com/sbx-dev/sbx/targets/landlock/launch"
 )
 
 func main() {
 	starttrace.Mark("main")
-	// The sandbox helper (sbx re-executed by itself as PID 1 of the
-	// command's namespaces) is dispatched before anything else: it must stay
-	// cheap, and must never parse sbx's flags.
-	if len(os.Args) > 1 && os.Args[1] == launch.HelperArg {
-		launch.RunHelper(os.Args[2:])
-	}
+	// The sandbox helper (sbx re-executed by itself as the command's
+	// supervisor) never reaches here: package launch's init dispatches it
+	// before anything else, so that it stays cheap and never parses sbx's
+	// flags.
 	closeInheritedOnExec()
 	if err := checkOpenFiles(); err != nil {
 		os.Exit(refuseEarly(os.Args[1:], err))

@@ -10,8 +10,22 @@ import (
 )
 
 // HelperArg is the hidden argv[1] with which sbx re-executes itself as the
-// sandbox's supervisor. cmd/sbx dispatches it before anything else.
+// sandbox's supervisor. This package's init dispatches it (RunHelper).
 const HelperArg = "__sbx-landlock-helper"
+
+// init runs the helper when the program was started as one: the
+// supervisor re-executes /proc/self/exe, which in a program that embeds
+// the sandbox is that program, and package init runs before any
+// importer's code. Left to the program's main (as cmd/sbx once did), a
+// program that did not dispatch it ran its own main again in the
+// sandbox's namespaces, outside the command's filter, at every first
+// supervised call of a command, and the call then failed with no word
+// why (red team 27).
+func init() {
+	if len(os.Args) > 1 && os.Args[1] == HelperArg {
+		RunHelper(os.Args[2:])
+	}
+}
 
 // Exit codes of the helper.
 const (
