@@ -70,6 +70,9 @@ terminated); 125 when sbx failed; 126 not executable; 127 not found.
 
 // runOptions are the flags of "sbx run".
 type runOptions struct {
+	// mounts is the host's mount table being read since sbx run began
+	// (earlyMounts), for the sandbox's binding; nil elsewhere.
+	mounts            *mountListing
 	profile, artifact string
 	// cwd is --cwd with the symbolic links before each ".." resolved
 	// (physicalDotDot); cwdGiven is --cwd as given, which the result and
@@ -457,7 +460,13 @@ func runCommandTo(args []string, stdout, stderr *checkedWriter) int {
 			close(sigs) // ends the watcher (Stop guarantees no more sends)
 		}()
 	}
+	// Read while the flags are parsed and the profile is loaded: most
+	// runs are sandboxed, and their binding needs it.
+	mounts := earlyMounts()
 	o, err := parseRunFlags(args)
+	if o != nil {
+		o.mounts = mounts
+	}
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stdout, runUsage)
 		return exitOK

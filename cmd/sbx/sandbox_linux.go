@@ -86,8 +86,16 @@ func artifactWritable(file string, bound []ir.BoundRule) error {
 // tests, SBX_LANDLOCK_NO_SUPERVISOR), the same for Prestart and New.
 func launchOptions(o *runOptions) launch.Options {
 	return launch.Options{ABICap: o.abiCap, AllowDegraded: o.allowDegraded, GlobScanLimit: o.globScanLimit,
-		NoSupervisor: os.Getenv("SBX_LANDLOCK_NO_SUPERVISOR") == "1"}
+		NoSupervisor: os.Getenv("SBX_LANDLOCK_NO_SUPERVISOR") == "1", Mounts: o.mounts}
 }
+
+// earlyMounts starts reading the host's mount table for the sandbox that
+// sbx run will most likely start (launch.ListMounts), before the flags
+// are parsed and the profile is loaded.
+func earlyMounts() *mountListing { return launch.ListMounts() }
+
+// mountListing is launch's listing of the host's mounts.
+type mountListing = launch.MountListing
 
 // probeFeatures reports what this machine offers (sbx doctor).
 func probeFeatures() any { return launch.Probe() }

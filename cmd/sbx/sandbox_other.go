@@ -24,3 +24,8 @@ func namespacesUsable() (bool, string) { return false, "not Linux" }
 
 // prestart does nothing: no early init on this system.
 func prestart(*profile, *runOptions) func() { return func() {} }
+
+// mountListing: no mount table is read here.
+type mountListing struct{}
+
+func earlyMounts() *mountListing { return nil }

@@ -39,6 +39,27 @@ type Early struct {
 	once   sync.Once
 }
 
+// MountListing is the host's mount table (/proc/self/mountinfo) being
+// read on a goroutine of its own, for Prestart (Options.Mounts).
+type MountListing struct{ ch chan mountList }
+
+// ListMounts starts reading the mount table. A caller that knows early
+// that it will start a sandbox (sbx run, before parsing its flags and
+// loading the profile) starts it then, so that the read, and the thread
+// the runtime may create for it, overlap that work rather than the
+// init's start. Each listing is for one Prestart.
+func ListMounts() *MountListing {
+	l := &MountListing{ch: make(chan mountList, 1)}
+	go func() {
+		var r mountList
+		if ml, ok := landlock.OSView().(landlock.MountLister); ok {
+			r.ms, r.err = ml.Mounts()
+		}
+		l.ch <- r
+	}()
+	return l
+}
+
 // mountList is a listing of the mounts, or why there is none.
 type mountList struct {
 	ms  []landlock.Mount
@@ -72,14 +93,11 @@ func Prestart(userns bool, plan *landlock.Plan, o Options) (*Early, error) {
 	if raceEnabled {
 		return nil, errors.New("no early init in a race-enabled build")
 	}
-	mounts := make(chan mountList, 1)
-	go func() {
-		var l mountList
-		if ml, ok := landlock.OSView().(landlock.MountLister); ok {
-			l.ms, l.err = ml.Mounts()
-		}
-		mounts <- l
-	}()
+	ml := o.Mounts
+	if ml == nil {
+		ml = ListMounts()
+	}
+	mounts := ml.ch
 	flags := uint64(unix.CLONE_NEWPID | unix.CLONE_NEWNS | unix.CLONE_NEWIPC)
 	if userns {
 		flags |= unix.CLONE_NEWUSER

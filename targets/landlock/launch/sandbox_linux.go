@@ -30,6 +30,9 @@ type Options struct {
 	// (the restrictive fallback used where the kernel lacks the supervisor's
 	// features; tests exercise it with SBX_LANDLOCK_NO_SUPERVISOR=1).
 	NoSupervisor bool
+	// Mounts, when set, is the listing Prestart uses (ListMounts, started
+	// ahead); otherwise Prestart starts one.
+	Mounts *MountListing
 	// Early, when set, is an init started ahead by Prestart: New gives it
 	// its part of the program, and the first matching Spawn uses it. The
 	// caller still closes it (Early.Close), which ends it if unused.
