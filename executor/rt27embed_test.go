@@ -52,10 +52,10 @@ func rt27mLeak(t *testing.T, secret string) (fileFD, pipeW int, pipeR *os.File, 
 	syscall.CloseOnExec(p[0])
 	// Fixed, high numbers (dup2 does not set close-on-exec).
 	fileFD, pipeW = 277, 278
-	if err := syscall.Dup2(fd, fileFD); err != nil {
+	if err := syscall.Dup3(fd, fileFD, 0); err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Dup2(p[1], pipeW); err != nil {
+	if err := syscall.Dup3(p[1], pipeW, 0); err != nil {
 		t.Fatal(err)
 	}
 	syscall.Close(fd)

@@ -277,7 +277,7 @@ func TestRT27FullBufferAddressSpace(t *testing.T) {
 	// The real binary (no cgo): the test binary's cgo runtime cannot start
 	// a thread under such a limit at all.
 	real := rt23RealSbx(t)
-	const as = 3 << 30 // 3 GiB, nearly three times the output
+	const as int64 = 3 << 30 // 3 GiB, nearly three times the output
 	cmd := exec.Command(prl, fmt.Sprintf("--as=%d", as), real, "run", "--json", "--capture", "full-buffer", "--profile", "danger-full-access", "--",
 		"sh", "-c", "head -c 1100M /dev/zero | tr '\\0' a")
 	var errb bytes.Buffer

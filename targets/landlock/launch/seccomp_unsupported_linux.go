@@ -45,6 +45,12 @@ func (s *Sandbox) ExitSignal(*exec.Cmd) int { return 0 }
 // Early is unavailable on this architecture.
 type Early struct{}
 
+// MountListing is unused on this architecture: no early init reads it.
+type MountListing struct{}
+
+// ListMounts reads nothing here (nil).
+func ListMounts() *MountListing { return nil }
+
 // Prestart fails: see Spawn.
 func Prestart(bool, *landlock.Plan, Options) (*Early, error) {
 	return nil, fmt.Errorf("no early init on %s", runtime.GOARCH)
