@@ -739,11 +739,11 @@ func TestRT27WarningControlChars(t *testing.T) {
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, stdout, stderr := rt27Run(t, t.TempDir(), nil, "run", "--artifact", path, "--", "true")
+	code, _, stderr := rt27Run(t, t.TempDir(), nil, "run", "--artifact", path, "--", "true")
 	if code != 0 || !strings.Contains(stderr, "NO sandbox") || strings.ContainsRune(stderr, 0x1b) {
 		t.Errorf("run: status %d, stderr %q; want the warning with the name's ESC shown as U+FFFD", code, stderr)
 	}
-	code, stdout, stderr = rt27Run(t, t.TempDir(), nil, "run", "--dry-run", "--artifact", path, "--", "true")
+	code, stdout, stderr := rt27Run(t, t.TempDir(), nil, "run", "--dry-run", "--artifact", path, "--", "true")
 	if code != 0 || strings.ContainsRune(stdout+stderr, 0x1b) {
 		t.Errorf("dry run: status %d, stdout %q; want no raw control character (the report quotes such paths)", code, stdout)
 	}
