@@ -158,10 +158,34 @@ func rt25Children(pid int) []int {
 
 // rt25Many starts 1,000 waiting processes, says ready and waits: a stop's
 // walk of the run's tree takes a while. Each is a forked subshell blocked
-// reading a pipe nothing writes to (fd 3: an asynchronous list's stdin is
-// /dev/null), not an exec of sleep: 1,000 execs of a dynamically linked
-// program took more than the test's 5 s timeout (now 12 s) on a loaded CI machine.
-const rt25Many = `sleep 1000 | { exec 3<&0; i=0; while [ $i -lt 1000 ]; do read x <&3 & i=$((i+1)); done; echo ready; wait; }`
+// reading fd 3, the FIFO named by $RT25_FIFO, until the test closes its
+// end (not an exec of sleep: 1,000 execs of a dynamically linked program
+// took more than 5 s on a loaded CI machine). The run thus ends as soon as
+// the test lets it, and its --timeout is only a backstop: a run that ended
+// by its timeout made the test depend on how fast a loaded machine starts
+// 1,000 processes (the "ready" line once came after a 12 s timeout).
+const rt25Many = `exec 3<"$RT25_FIFO"; i=0; while [ $i -lt 1000 ]; do read x <&3 & i=$((i+1)); done; echo ready; wait`
+
+// rt25Fifo makes a FIFO in dir that anyone may open and opens it
+// read-write (which never blocks, and keeps a writer for the command's
+// readers until the returned file is closed).
+func rt25Fifo(t *testing.T, dir string) (string, *os.File) {
+	t.Helper()
+	p := filepath.Join(dir, "rt25.fifo")
+	os.Remove(p)
+	if err := unix.Mkfifo(p, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(p, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(p, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return p, f
+}
 
 // TestRT25StopThenContinue: was a DEFECT, fixed in this round. README, Job control: "a SIGTSTP to
 // sbx (^Z at a terminal) stops the command's whole tree with it ...
@@ -200,14 +224,20 @@ func TestRT25StopThenContinue(t *testing.T) {
 			const runs = 3
 			for i := 0; i < runs; i++ {
 				tok := rt20Token(t)
-				args := []string{"run", "--events", "--timeout", "12s", "--profile", "danger-full-access", "--",
-					"env", "RT20_TOKEN=" + tok, "sh", "-c", rt25Many}
 				var cmd *exec.Cmd
+				var fifo string
+				var writer *os.File
+				args := func() []string {
+					return []string{"run", "--events", "--timeout", "60s", "--profile", "danger-full-access", "--",
+						"env", "RT20_TOKEN=" + tok, "RT25_FIFO=" + fifo, "sh", "-c", rt25Many}
+				}
 				if user == "root" {
-					cmd = exec.Command(rt20Sbx(t), args...)
+					fifo, writer = rt25Fifo(t, t.TempDir())
+					cmd = exec.Command(rt20Sbx(t), args()...)
 				} else {
 					sbx, dir, attr := rt22Nobody(t)
-					cmd = exec.Command(sbx, args...)
+					fifo, writer = rt25Fifo(t, dir)
+					cmd = exec.Command(sbx, args()...)
 					cmd.Dir, cmd.SysProcAttr = dir, attr
 				}
 				pipe, err := cmd.StdoutPipe()
@@ -243,12 +273,13 @@ func TestRT25StopThenContinue(t *testing.T) {
 					}
 				}
 				cmd.Process.Signal(syscall.SIGCONT)
-				// sbx's timeout is 12 s (starting the 1,000 processes took up
-				// to 3 s on a loaded CI machine): continued, sbx ends the run
-				// then (124).
+				// Closing the FIFO's last writer ends every reader: a
+				// continued run then ends by itself. A run whose sbx (or
+				// tree) stays stopped does not.
+				writer.Close()
 				if !rt25Exited(cmd, 20*time.Second) {
 					stuck++
-					t.Logf("run %d: sbx still in state %c after 20 s (timeout 12 s), its child in state %c", i, rt25State(cmd.Process.Pid), rt25State(kids[0]))
+					t.Logf("run %d: sbx still in state %c 20 s after the continue and the end of its input, its child in state %c", i, rt25State(cmd.Process.Pid), rt25State(kids[0]))
 					cmd.Process.Signal(syscall.SIGCONT)
 					if !rt25Exited(cmd, 10*time.Second) {
 						cmd.Process.Kill()
