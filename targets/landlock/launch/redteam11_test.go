@@ -32,6 +32,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -378,16 +379,25 @@ func TestRedTeam11DegradedAbstractBind(t *testing.T) {
 			if rt11AbstractTaken(t, name) {
 				t.Fatalf("%s is already bound on the host", name)
 			}
+			// The helper holds the name until this file exists (3 s at
+			// most): in the run's working directory, which every profile
+			// here lets it see.
+			dir := f.ws
+			if i := slices.Index(c.args, "--cwd"); i >= 0 {
+				dir = c.args[i+1]
+			}
+			release := filepath.Join(dir, "rt11-release")
+			os.Remove(release)
 			var cmd *exec.Cmd
 			if c.args == nil {
-				argv := []string{rt, "bind", name}
+				argv := []string{rt, "bind", name, release}
 				if u.uid != 0 {
 					argv = append([]string{"setpriv", "--reuid=" + strconv.Itoa(u.uid), "--regid=" + strconv.Itoa(u.uid), "--clear-groups"}, argv...)
 				}
 				cmd = rtCmdRaw(argv...)
 			} else {
 				// --events: the output arrives while the command runs.
-				cmd = rt6Cmd(u, append([]string{"HOME=" + f.home}, c.env...), append(append([]string{"--events", "--timeout", "20s"}, c.args...), "--", rt, "bind", name)...)
+				cmd = rt6Cmd(u, append([]string{"HOME=" + f.home}, c.env...), append(append([]string{"--events", "--timeout", "20s"}, c.args...), "--", rt, "bind", name, release)...)
 			}
 			out, err := cmd.StdoutPipe()
 			if err != nil {
@@ -397,7 +407,8 @@ func TestRedTeam11DegradedAbstractBind(t *testing.T) {
 				t.Fatal(err)
 			}
 			// The helper prints "bound" right after its bind and keeps the
-			// socket 3 s; reading ends with the run.
+			// socket until the release file exists; reading ends with the
+			// run.
 			var seen strings.Builder
 			bound, taken := false, false
 			sc := bufio.NewScanner(out)
@@ -406,9 +417,11 @@ func TestRedTeam11DegradedAbstractBind(t *testing.T) {
 				if !bound && strings.Contains(sc.Text(), "bound") {
 					bound = true
 					taken = rt11AbstractTaken(t, name)
+					os.WriteFile(release, nil, 0o644)
 				}
 			}
 			cmd.Wait()
+			os.Remove(release)
 			if !bound {
 				t.Errorf("%s: the command did not bind: %q", c.name, seen.String())
 				continue

@@ -40,6 +40,10 @@ static const char *en(int e) {
 	static char b[32]; snprintf(b, sizeof b, "errno%d", e); return b;
 }
 
+// release: a path whose creation ends a bind's hold early ("bind NAME
+// RELEASE"); without it the name is held 3 s.
+static const char *release;
+
 // The attack one child performs under our own notifying filter.
 static int do_op(const char *op, const char *arg) {
 	if (!strcmp(op, "mkdir")) return mkdir(arg, 0755);
@@ -59,7 +63,11 @@ static int do_op(const char *op, const char *arg) {
 		// serve only host processes); the name is taken by the bind.
 		printf("bound\n");
 		if (listen(s, 1) < 0) printf("listen: %s\n", strerror(errno));
-		sleep(3);
+		// Until the test has looked (it creates the release file), or 3 s.
+		for (int i = 0; i < 300; i++) {
+			if (release && access(release, F_OK) == 0) break;
+			usleep(10000);
+		}
 		return 0;
 	}
 	if (!strcmp(op, "inotify")) { int i = inotify_init1(0); return inotify_add_watch(i, arg, IN_CREATE); }
@@ -213,7 +221,8 @@ int main(int argc, char **argv) {
 	if (!strcmp(op, "meta") && argc == 3) return meta(argv[2]);
 	if (!strcmp(op, "proc-fds") && argc == 4) return proc_fds(argv[2], atoi(argv[3]));
 	if (!strcmp(op, "link-fd") && (argc == 4 || argc == 5)) return link_fd(argv[2], argv[3], argc == 5 ? argv[4] : NULL);
-	if (argc == 3) { int r = do_op(op, argv[2]); printf("%s\n", r < 0 ? en(errno) : "ok"); return 0; }
+	if (!strcmp(op, "bind") && argc == 4) release = argv[3];
+	if (argc == 3 || release) { int r = do_op(op, argv[2]); printf("%s\n", r < 0 ? en(errno) : "ok"); return 0; }
 	printf("usage\n");
 	return 2;
 }
