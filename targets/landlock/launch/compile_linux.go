@@ -493,12 +493,31 @@ func compileRules(p *program, s *landlock.Spec, rfd int8) {
 		if rights == 0 {
 			continue
 		}
-		flags := uintptr(unix.O_PATH | unix.O_CLOEXEC)
+		flags := uint64(unix.O_PATH | unix.O_CLOEXEC)
 		if g.NoFollow {
 			flags |= unix.O_NOFOLLOW
 		}
 		fd := p.slot()
-		p.call3("opening ", g.Path, " for a Landlock rule", unix.SYS_OPENAT, atFdcwdU, p.str(g.Path), flags).into(fd).tolerate(unix.ENOENT, 2)
+		var open *insn
+		if s.Lstat(g.Path) == landlock.KindSymlink {
+			// A link the binding kept (one nobody could have planted, or
+			// pinned in a writable directory): the rule is its target's.
+			open = p.call3("opening ", g.Path, " for a Landlock rule", unix.SYS_OPENAT, atFdcwdU, p.str(g.Path), uintptr(flags))
+		} else {
+			// Bound paths are canonical: a symlink on the way now (ELOOP:
+			// the run refuses) means another process swapped a directory
+			// for a link since the binding, which judged what a link there
+			// may grant ("a link in a writable directory grants nothing").
+			// Red team 28: following it, a concurrent workspace run that
+			// flips /tmp/share/docs between a directory and a link to
+			// ~/.ssh (renameat2 RENAME_EXCHANGE) gave a run whose profile
+			// reads /tmp/share/docs a read grant on ~/.ssh in about one
+			// start in five.
+			how := &unix.OpenHow{Flags: flags, Resolve: unix.RESOLVE_NO_SYMLINKS}
+			open = p.call3("opening ", g.Path, " for a Landlock rule without symlinks (a symlink on the way: the path changed since the profile was bound)",
+				unix.SYS_OPENAT2, atFdcwdU, p.str(g.Path), p.mem(how, unsafe.Pointer(how)), unsafe.Sizeof(*how))
+		}
+		open.into(fd).tolerate(unix.ENOENT, 2)
 		pb := &pathBeneathAttr{allowedAccess: uint64(rights)}
 		in := p.callf(func() string { return fmt.Sprintf("landlock_add_rule(%s, %s)", g.Path, rights) }, unix.SYS_LANDLOCK_ADD_RULE, 0, ruleTypePathBeneath, p.mem(pb, unsafe.Pointer(pb)), 0).from(0, rfd)
 		in.patchAddr, in.patchSlot = unsafe.Pointer(&pb.parentFd), fd
