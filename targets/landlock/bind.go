@@ -202,7 +202,7 @@ func runDir(p string) string {
 // userRuntimeDir returns what p makes writable of the users' runtime
 // directories ($XDG_RUNTIME_DIR, /run/user/UID), or "": /run/user itself,
 // a user's runtime directory itself (it holds, or will hold, systemd/), or
-// a path in its systemd/. The user's service manager loads units and
+// a path in its systemd/ or dbus-1/. The user's service manager loads units and
 // drop-ins from $XDG_RUNTIME_DIR/systemd/user.control, transient, user and
 // the generators' directories there, ahead of most of ~/.config/systemd,
 // and runs them outside the sandbox at its next reload or at the next
@@ -225,6 +225,11 @@ func userRuntimeDir(p string) string {
 		return users + "/" + uid
 	case sub == "systemd" || strings.HasPrefix(sub, "systemd/"):
 		return users + "/" + uid + "/systemd"
+	case sub == "dbus-1" || strings.HasPrefix(sub, "dbus-1/"):
+		// dbus-1/services: the session bus's activation files (a
+		// service's Exec= runs on the host when an application asks for
+		// its name).
+		return users + "/" + uid + "/dbus-1"
 	}
 	return ""
 }

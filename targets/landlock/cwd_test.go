@@ -98,6 +98,7 @@ func TestCheckWritableCwd(t *testing.T) {
 		{"/run/user", "/root", nil, "lies in /run/user,", ""},
 		{"/run/user/1000", "/home/u", nil, "lies in /run/user/1000,", ""},
 		{"/run/user/1000/systemd/user", "/home/u", nil, "lies in /run/user/1000/systemd,", ""},
+		{"/run/user/1000/dbus-1/services", "/home/u", nil, "lies in /run/user/1000/dbus-1,", ""},
 		{"/run/user/1000/scratch", "/home/u", nil, "", ""},
 		{"/run/user/1000/systemdx", "/home/u", nil, "", ""}, // a sibling sharing a prefix
 		{"/run/app/ws", "/root", nil, "", ""},

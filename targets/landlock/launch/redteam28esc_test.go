@@ -32,7 +32,8 @@ package launch_test
 //     tmpfs some users choose for scratch files) let a workspace run
 //     write $TMPDIR/systemd/user/*.service and user.control drop-ins that
 //     the user's systemd loads and runs outside the sandbox at its next
-//     reload or login; as root, TMPDIR or --cwd in /run/systemd (runtime
+//     reload or login (and dbus-1/services, the session bus's activation
+//     files); as root, TMPDIR or --cwd in /run/systemd (runtime
 //     units of the system manager), /run/udev (RUN+= rules),
 //     /run/modprobe.d (install commands) and the like were accepted too.
 //     Fixed in bind.go (runDirs, userRuntimeDir) (TestRedTeam28EscRuntimeDirs);
@@ -293,7 +294,10 @@ profile "rt28reader" {
 //   - TMPDIR=/run/user/UID ($XDG_RUNTIME_DIR): the command wrote
 //     $TMPDIR/systemd/user/rt28.service (and a user.control drop-in), which
 //     the user's service manager loads from there;
-//   - --cwd /run/user/UID/systemd/user: the same, as the workspace;
+//   - --cwd /run/user/UID/systemd/user: the same, as the workspace; and
+//     --cwd /run/user/UID/dbus-1/services, the session bus's activation
+//     files (a service's Exec= runs on the host when an application asks
+//     for its name);
 //   - as root, TMPDIR and --cwd /run/systemd/system: runtime units of the
 //     system manager (root's services).
 //
@@ -322,7 +326,7 @@ func TestRedTeam28EscRuntimeDirs(t *testing.T) {
 		script := strings.NewReplacer("UID", id, "AS", as, "SBX", sbx, "WS", f.ws, "HOME", f.home).Replace(`
 set -u
 mount -t tmpfs -o mode=755 rt28 /run/user || exit 3
-mkdir -p /run/user/UID/systemd/user /run/user/UID/scratch
+mkdir -p /run/user/UID/systemd/user /run/user/UID/scratch /run/user/UID/dbus-1/services
 chown -R UID:UID /run/user/UID && chmod 700 /run/user/UID
 if [ UID = 0 ]; then
 	mkdir -p /run/systemd && mount -t tmpfs -o mode=755 rt28 /run/systemd || exit 3
@@ -339,6 +343,8 @@ OPTS=--timeout=10s
 probe tmpdir-runtime /run/user/UID/systemd/user TMPDIR=/run/user/UID
 OPTS=--cwd=/run/user/UID/systemd/user
 probe cwd-runtime-systemd /run/user/UID/systemd/user
+OPTS=--cwd=/run/user/UID/dbus-1/services
+probe cwd-runtime-dbus /run/user/UID/dbus-1/services
 OPTS=--timeout=10s
 probe control-scratch /run/user/UID/scratch TMPDIR=/run/user/UID/scratch
 if [ UID = 0 ]; then
@@ -364,7 +370,7 @@ echo done=1
 		if c := got["control-scratch"]; !strings.HasPrefix(c, "rc=0 wrote=yes") {
 			t.Fatalf("control: TMPDIR=/run/user/%s/scratch should run and be written: %q", id, c)
 		}
-		cases := []string{"tmpdir-runtime", "cwd-runtime-systemd"}
+		cases := []string{"tmpdir-runtime", "cwd-runtime-systemd", "cwd-runtime-dbus"}
 		if u.uid == 0 {
 			cases = append(cases, "tmpdir-run-systemd", "cwd-run-systemd")
 		}
