@@ -37,6 +37,23 @@ package launch_test
 //     units of the system manager), /run/udev (RUN+= rules),
 //     /run/modprobe.d (install commands) and the like were accepted too.
 //     Fixed in bind.go (runDirs, userRuntimeDir) (TestRedTeam28EscRuntimeDirs);
+//   - FINDING (fixed): the same race against the kernel's file systems
+//     the host mounted below a writable root. A build chroot in /tmp with
+//     a procfs on chroot/proc (as in red teams 17 and 25): the binding
+//     lists it, and the view detaches it (root) or masks it (a user's
+//     run) by its path, the writable /tmp's clone carrying it read-write
+//     until then. A concurrent workspace run exchanging the chroot's
+//     directory with a look-alike (RENAME_EXCHANGE) had the detach land
+//     on the look-alike (EINVAL, tolerated as "unmounted since the
+//     binding") or the mask cover it: 19 to 33 root starts in 40 to 60
+//     opened the host's /proc/1/comm for writing (/proc/sys and
+//     /proc/sysrq-trigger are files of that mount), and a user's starts
+//     read every host command line. Fixed: MountOp.Mounted; the command's
+//     process opens the mount point, makes that mount read-only through
+//     the descriptor (EINVAL: no mount there, the run is refused), then
+//     masks that very mount or detaches by path (EINVAL refuses);
+//     MountKernelReadOnly no longer tolerates EINVAL
+//     (TestRedTeam28EscKernelFSRace);
 //   - held: a socketpair end autobound to an abstract name (the host's)
 //     through SO_PASSCRED and SO_PASSPIDFD, with setsockopt's level and
 //     name spelled with high bits, and through the newer SO_PASSSEC and
@@ -47,8 +64,8 @@ package launch_test
 //     hard limit is 0), the host's /dev/null through a profile that does
 //     not cover /dev (read-only clone: touch and chmod EROFS).
 //
-// Not fixed, reported: a read-only carve-out or a mask is still mounted
-// by path (mount(2) and move_mount follow links on the way), so a
+// Not fixed, reported: a read-only carve-out or a deny mask is still
+// mounted by path (mount(2) and move_mount follow links on the way), so a
 // concurrent run that can rename the carve-out's parent (one whose own
 // profile has no carve-out there, and so could write it anyway) can move
 // what the next run makes read-only; and the refusal list below /run
@@ -179,7 +196,7 @@ func rt28Artifact(t *testing.T, name, src string) string {
 // second run must either refuse (125: the path changed under it) or
 // grant the directory it names; none may read ~/.ssh/id_rsa.
 //
-// Before the fix, 8 of 40 starts as uid 65534 read it: the bound rules
+// Before the fix, 11 to 14 of 40 starts read it: the bound rules
 // (--json) showed a read rule on ~/.ssh itself, and others opened the
 // Landlock rule of .../docs through the link. Control: the flipping is
 // real (the swapper reports its exchanges) and the reader's own rule
@@ -236,8 +253,8 @@ profile "rt28reader" {
 
 		script := fmt.Sprintf("cat %s/id_rsa %s/id_rsa %s/.ssh/id_rsa %s/readme 2>/dev/null; true", docs, alt, f.home, docs)
 		var read, refused, readme, runs int
-		deadline := time.Now().Add(6 * time.Second)
-		for runs < 40 && time.Now().Before(deadline) {
+		deadline := time.Now().Add(3 * time.Second)
+		for runs < 25 && time.Now().Before(deadline) {
 			runs++
 			r := rtRun(t, rtOpts{u: u, env: []string{"HOME=" + f.home},
 				args: []string{"--timeout", "10s", "--cwd", "/", "--artifact", art, "--", "/bin/sh", "-c", script}})
@@ -417,6 +434,116 @@ func TestRedTeam28EscHeld(t *testing.T) {
 					t.Errorf("%s: %s: a socketpair end was autobound to an abstract name (the host's): %q", prof, k, got[k])
 				}
 			}
+		}
+	})
+}
+
+// rt28OpenC opens each path for writing (O_WRONLY|O_APPEND, no O_CREAT:
+// nothing is written) and for reading (a byte read), and reports
+// PATH=w:RESULT,r:RESULT.
+const rt28OpenC = `#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+int main(int argc, char **argv) {
+	for (int i = 1; i < argc; i++) {
+		int w = open(argv[i], O_WRONLY | O_APPEND | O_CLOEXEC);
+		const char *we = w >= 0 ? "OPEN" : strerrorname_np(errno);
+		char b[1];
+		int r = open(argv[i], O_RDONLY | O_CLOEXEC);
+		const char *re = r >= 0 && read(r, b, 1) == 1 ? "READ" : strerrorname_np(errno);
+		printf("%s=w:%s,r:%s\n", argv[i], we, re);
+	}
+	return 0;
+}
+`
+
+// TestRedTeam28EscKernelFSRace: FINDING (fixed), as root and as uid
+// 65534, under the built-in workspace profile, in a private mount
+// namespace of the test's (unshare) where a build chroot below /tmp has
+// a procfs mounted (the host's PID namespace: every host process), as in
+// red teams 17 and 25. The binding lists the host's mounts and the view
+// detaches that procfs (root) or masks it (a user's run) by its path,
+// the writable /tmp's clone carrying it read-write until then. A
+// concurrent workspace run exchanges the chroot's directory with a
+// look-alike holding an empty chroot/proc (renameat2 RENAME_EXCHANGE in
+// a loop). Before the fix the detach hit the look-alike (EINVAL,
+// tolerated as "unmounted since") or the mask covered it, and the host's
+// procfs stayed attached read-write at the other name: 33 of 60 root
+// starts opened the host's /proc/1/comm for writing (core_pattern and
+// sysrq-trigger are files of the same mount), and 28 of 50 of the user's
+// read the host's command lines. Must hold: no start reads or opens for
+// writing a file of that procfs; a start may be refused (125: the path
+// changed). Control: a start without the exchanges runs and hides it.
+func TestRedTeam28EscKernelFSRace(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root (a private mount namespace with a procfs in /tmp)")
+	}
+	for _, tool := range []string{"unshare", "mount", "setpriv"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is missing", tool)
+		}
+	}
+	swap := cHelper(t, "rt28swap", rt28SwapC)
+	ow := cHelper(t, "rt28open", rt28OpenC)
+	asUser(t, func(t *testing.T, u user) {
+		f := newFixture(t, u)
+		base, err := os.MkdirTemp("/tmp", "rt28k")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.RemoveAll(base) })
+		id := strconv.Itoa(u.uid)
+		as := ""
+		if u.uid != 0 {
+			as = "setpriv --reuid=" + id + " --regid=" + id + " --clear-groups"
+		}
+		script := strings.NewReplacer("BASE", base, "UID", id, "AS", as, "SBX", filepath.Join(bin, "sbx"), "SWAP", swap, "OW", ow, "WS", f.ws, "HOME", f.home).Replace(`
+set -u
+mkdir -p BASE/build/chroot/proc BASE/decoy/chroot/proc && chown -R UID:UID BASE && chmod 755 BASE
+mount -t proc rt28 BASE/build/chroot/proc || exit 3
+cd WS
+probe() { AS env HOME=HOME PATH=/usr/bin:/bin SBX run --timeout 10s --profile workspace -- OW BASE/build/chroot/proc/1/cmdline BASE/decoy/chroot/proc/1/cmdline BASE/build/chroot/proc/1/comm BASE/decoy/chroot/proc/1/comm 2>/dev/null; }
+out=$(probe); echo "control rc=$? $(echo "$out" | grep -c -e w:OPEN -e r:READ)"
+OW BASE/build/chroot/proc/1/cmdline | sed 's/^/host /'
+AS env HOME=HOME PATH=/usr/bin:/bin SBX run --timeout 20s --profile workspace -- SWAP 10 BASE/stop BASE/build BASE/decoy >BASE/attacker.out 2>&1 &
+sleep 0.2
+n=0; refused=0; hits=0; end=$(($(date +%s) + 4))
+while [ $n -lt 20 ] && [ $(date +%s) -lt $end ]; do
+	n=$((n+1))
+	out=$(probe); rc=$?
+	[ $rc = 125 ] && refused=$((refused+1))
+	if echo "$out" | grep -q -e w:OPEN -e r:READ; then hits=$((hits+1)); [ $hits = 1 ] && echo "$out" | sed 's/^/first /'; fi
+done
+touch BASE/stop; wait
+grep -o 'swaps=[0-9]*' BASE/attacker.out | head -n 1
+echo "race starts=$n refused=$refused hits=$hits"
+umount -l BASE/build/chroot/proc 2>/dev/null; umount -l BASE/decoy/chroot/proc 2>/dev/null
+echo done=1
+`)
+		cmd := exec.Command("unshare", "--mount", "--propagation", "private", "/bin/sh", "-c", script)
+		cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C"}
+		out, err := cmd.CombinedOutput()
+		t.Logf("%s", out)
+		if err != nil || !strings.Contains(string(out), "done=1") {
+			t.Fatalf("unshare: %v\n%s", err, out)
+		}
+		o := string(out)
+		if !strings.Contains(o, "host "+base+"/build/chroot/proc/1/cmdline=w:OPEN,r:READ") {
+			t.Fatalf("control: the host's /proc/1/cmdline does not read through the chroot's procfs outside the sandbox")
+		}
+		if !strings.Contains(o, "control rc=0 0") {
+			t.Fatalf("control: a start without the exchanges must run and hide the chroot's procfs")
+		}
+		m := rx13Fields(strings.ReplaceAll(o, "race ", ""))
+		if atoi(m["swaps"]) == 0 {
+			t.Fatalf("control: the workspace command did not exchange the chroot's directory")
+		}
+		if h := atoi(m["hits"]); h > 0 {
+			t.Errorf("HOLE: %d of %s starts read or opened for writing the host's procfs below /tmp while a concurrent run exchanged its directory (the detach or mask by path missed it)", h, m["starts"])
 		}
 	})
 }
