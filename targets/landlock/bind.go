@@ -149,6 +149,16 @@ var runDirs = []string{
 	"/var/lib/rpm", "/var/lib/dnf", "/var/lib/yum", "/var/lib/pacman", "/var/lib/apk",
 	"/var/lib/systemd", "/var/lib/polkit-1", "/var/lib/dbus", "/var/lib/pam", "/var/lib/sudo",
 	"/var/lib/AccountsService",
+	// The runtime (tmpfs) counterparts of /etc's configuration, read by
+	// the host's root services like it (red team 28: TMPDIR or --cwd there
+	// was accepted, /run being refused only when it is or contains the
+	// directory): systemd's runtime units, drop-ins and generators
+	// (/run/systemd/system, /run/systemd/transient, /run/systemd/user for
+	// every user's manager), udev's rules (RUN+= programs, as root, at the
+	// next device event), modprobe.d's install commands (root, at the next
+	// module load), tmpfiles.d, sysctl.d, binfmt.d and environment.d.
+	"/run/systemd", "/run/udev", "/run/modprobe.d", "/run/tmpfiles.d", "/run/sysctl.d", "/run/binfmt.d",
+	"/run/environment.d",
 }
 
 // runAllowed are the directories below runDirs where projects live: the
@@ -163,6 +173,9 @@ func runDir(p string) string {
 		if ir.PathWithin(p, a) {
 			return ""
 		}
+	}
+	if d := userRuntimeDir(p); d != "" {
+		return d
 	}
 	for _, d := range runDirs {
 		if !ir.PathWithin(p, d) {
@@ -182,6 +195,41 @@ func runDir(p string) string {
 		default:
 			return "/usr/" + parts[0]
 		}
+	}
+	return ""
+}
+
+// userRuntimeDir returns what p makes writable of the users' runtime
+// directories ($XDG_RUNTIME_DIR, /run/user/UID), or "": /run/user itself,
+// a user's runtime directory itself (it holds, or will hold, systemd/), or
+// a path in its systemd/ or dbus-1/. The user's service manager loads units and
+// drop-ins from $XDG_RUNTIME_DIR/systemd/user.control, transient, user and
+// the generators' directories there, ahead of most of ~/.config/systemd,
+// and runs them outside the sandbox at its next reload or at the next
+// login: red team 28 found TMPDIR=$XDG_RUNTIME_DIR (a tmpfs scratch
+// directory some users choose) accepted by the workspace profile, and a
+// command writing $TMPDIR/systemd/user/*.service. Other directories below
+// a runtime directory (/run/user/1000/scratch) stay usable.
+func userRuntimeDir(p string) string {
+	const users = "/run/user"
+	if p == users {
+		return users
+	}
+	rest, ok := strings.CutPrefix(p, users+"/")
+	if !ok {
+		return ""
+	}
+	uid, sub, _ := strings.Cut(rest, "/")
+	switch {
+	case sub == "":
+		return users + "/" + uid
+	case sub == "systemd" || strings.HasPrefix(sub, "systemd/"):
+		return users + "/" + uid + "/systemd"
+	case sub == "dbus-1" || strings.HasPrefix(sub, "dbus-1/"):
+		// dbus-1/services: the session bus's activation files (a
+		// service's Exec= runs on the host when an application asks for
+		// its name).
+		return users + "/" + uid + "/dbus-1"
 	}
 	return ""
 }
@@ -505,6 +553,14 @@ type cachedView struct {
 	v           View
 	mu          sync.Mutex
 	lstat, stat map[string]Kind
+	// links are the answers of Readlink (see Readlink).
+	links map[string]readlinkAnswer
+}
+
+// readlinkAnswer is one answer of Readlink.
+type readlinkAnswer struct {
+	target string
+	err    error
 }
 
 func newCachedView(v View) *cachedView {

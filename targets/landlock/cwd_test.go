@@ -88,6 +88,20 @@ func TestCheckWritableCwd(t *testing.T) {
 		{"/devices", "/root", nil, "", ""},              // a sibling sharing a prefix
 		{"/dev/cpu", "/root", &landlock.Spec{}, "", ""}, // not writable
 		{"/root", "/root", &landlock.Spec{Mounts: []landlock.MountOp{{Kind: landlock.MountReadOnly, Path: "/root", Dir: true}}}, "", ""},
+		// Red team 28: /etc's runtime counterparts below /run, and the
+		// users' runtime directories with their service managers' units.
+		{"/run/systemd/system", "/root", nil, "lies in /run/systemd,", ""},
+		{"/run/systemd", "/root", nil, "lies in /run/systemd,", ""},
+		{"/run/udev/rules.d", "/root", nil, "lies in /run/udev,", ""},
+		{"/run/modprobe.d", "/root", nil, "lies in /run/modprobe.d,", ""},
+		{"/run/tmpfiles.d", "/root", nil, "lies in /run/tmpfiles.d,", ""},
+		{"/run/user", "/root", nil, "lies in /run/user,", ""},
+		{"/run/user/1000", "/home/u", nil, "lies in /run/user/1000,", ""},
+		{"/run/user/1000/systemd/user", "/home/u", nil, "lies in /run/user/1000/systemd,", ""},
+		{"/run/user/1000/dbus-1/services", "/home/u", nil, "lies in /run/user/1000/dbus-1,", ""},
+		{"/run/user/1000/scratch", "/home/u", nil, "", ""},
+		{"/run/user/1000/systemdx", "/home/u", nil, "", ""}, // a sibling sharing a prefix
+		{"/run/app/ws", "/root", nil, "", ""},
 	} {
 		spec := c.spec
 		if spec == nil {
@@ -113,6 +127,9 @@ func TestDefaultBindingsTmpdirRunDir(t *testing.T) {
 		{"/usr/share/perl5", "would make /usr writable"},
 		{"/usr/local/etc/x", "would make /usr writable"},
 		{"/var/tmp/scratch", ""},
+		{"/run/user/1000", "lies in /run/user/1000,"}, // red team 28
+		{"/run/systemd/system", "lies in /run/systemd,"},
+		{"/run/user/1000/tmp", ""},
 	} {
 		getenv := func(k string) string {
 			switch k {

@@ -204,6 +204,9 @@ func kernelMountOps(ms []Mount, gs []Grant, masked []string, root bool) []MountO
 			if !root {
 				op.Kind, op.Dir = MountMask, true
 			}
+			// The mount itself, not whatever the path names when the view
+			// is built (red team 28: see Mounted).
+			op.Mounted = true
 			ops = append(ops, op)
 			gone = append(gone, p)
 			continue

@@ -106,6 +106,16 @@ type MountOp struct {
 	// built, there is nothing to deny there (a match created later is not
 	// denied either), so the mask is skipped instead of failing the run.
 	Vanishing bool `json:"vanishing,omitempty"`
+	// Mounted marks a detach or mask of a mount the host made there (a
+	// kernel file system): the path must still be a mount point when the
+	// view is built, which is made read-only through the descriptor it is
+	// opened as, and a mask goes on that very mount; otherwise the run is
+	// refused. A directory above it that another process renamed since
+	// the binding (a concurrent run exchanging a build chroot in /tmp with
+	// a look-alike) would otherwise have the mask or the detach land on
+	// the look-alike, and the host's procfs stay read-write at its new
+	// name (red team 28).
+	Mounted bool `json:"mounted,omitempty"`
 }
 
 // Keep is a descendant reopened below a mask.

@@ -101,6 +101,9 @@ func (p *Plan) AppendJSON(b []byte) ([]byte, error) {
 		if m.Vanishing {
 			w.boolean("vanishing", true)
 		}
+		if m.Mounted {
+			w.boolean("mounted", true)
+		}
 	})
 	w.close('}')
 	if len(p.Base) > 0 {

@@ -32,15 +32,33 @@ func (c *cachedView) Resolve(abs string) string {
 	if r, ok := c.v.(Resolver); ok {
 		return r.Resolve(abs) // a view of its own (tests)
 	}
-	return resolvePath(c, os.Readlink, abs, nil)
+	return resolvePath(c, c.Readlink, abs, nil)
 }
 
-// Readlink reads the link at abs.
+// Readlink reads the link at abs, once per binding like Lstat: the
+// binding resolves a rule's path, and judges whether a link it followed
+// could have been planted, in separate walks (resolvePath), and each must
+// see the same link. Read again, a link that another process flips with a
+// directory (renameat2 RENAME_EXCHANGE, a concurrent run's command in a
+// shared /tmp) resolved the rule to its target in one walk and failed to
+// read (EINVAL: a directory now) in the walk that judges it, which then
+// saw no link: the read rule was carried to the target, a ~/.ssh the
+// profile never grants, in about one start in five (red team 28).
 func (c *cachedView) Readlink(abs string) (string, error) {
 	if r, ok := c.v.(Resolver); ok {
 		return r.Readlink(abs)
 	}
-	return os.Readlink(abs)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if a, ok := c.links[abs]; ok {
+		return a.target, a.err
+	}
+	t, err := os.Readlink(abs)
+	if c.links == nil {
+		c.links = make(map[string]readlinkAnswer, 8)
+	}
+	c.links[abs] = readlinkAnswer{t, err}
+	return t, err
 }
 
 // resolvePath resolves abs through v's links as the kernel does, a

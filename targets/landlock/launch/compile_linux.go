@@ -493,12 +493,31 @@ func compileRules(p *program, s *landlock.Spec, rfd int8) {
 		if rights == 0 {
 			continue
 		}
-		flags := uintptr(unix.O_PATH | unix.O_CLOEXEC)
+		flags := uint64(unix.O_PATH | unix.O_CLOEXEC)
 		if g.NoFollow {
 			flags |= unix.O_NOFOLLOW
 		}
 		fd := p.slot()
-		p.call3("opening ", g.Path, " for a Landlock rule", unix.SYS_OPENAT, atFdcwdU, p.str(g.Path), flags).into(fd).tolerate(unix.ENOENT, 2)
+		var open *insn
+		if s.Lstat(g.Path) == landlock.KindSymlink {
+			// A link the binding kept (one nobody could have planted, or
+			// pinned in a writable directory): the rule is its target's.
+			open = p.call3("opening ", g.Path, " for a Landlock rule", unix.SYS_OPENAT, atFdcwdU, p.str(g.Path), uintptr(flags))
+		} else {
+			// Bound paths are canonical: a symlink on the way now (ELOOP:
+			// the run refuses) means another process swapped a directory
+			// for a link since the binding, which judged what a link there
+			// may grant ("a link in a writable directory grants nothing").
+			// Red team 28: following it, a concurrent workspace run that
+			// flips /tmp/share/docs between a directory and a link to
+			// ~/.ssh (renameat2 RENAME_EXCHANGE) gave a run whose profile
+			// reads /tmp/share/docs a read grant on ~/.ssh in about one
+			// start in five.
+			how := &unix.OpenHow{Flags: flags, Resolve: unix.RESOLVE_NO_SYMLINKS}
+			open = p.call3("opening ", g.Path, " for a Landlock rule without symlinks (a symlink on the way: the path changed since the profile was bound)",
+				unix.SYS_OPENAT2, atFdcwdU, p.str(g.Path), p.mem(how, unsafe.Pointer(how)), unsafe.Sizeof(*how))
+		}
+		open.into(fd).tolerate(unix.ENOENT, 2)
 		pb := &pathBeneathAttr{allowedAccess: uint64(rights)}
 		in := p.callf(func() string { return fmt.Sprintf("landlock_add_rule(%s, %s)", g.Path, rights) }, unix.SYS_LANDLOCK_ADD_RULE, 0, ruleTypePathBeneath, p.mem(pb, unsafe.Pointer(pb)), 0).from(0, rfd)
 		in.patchAddr, in.patchSlot = unsafe.Pointer(&pb.parentFd), fd
@@ -654,6 +673,17 @@ func compileMounts(p *program, s *landlock.Spec, pre *prebuilt, procData string)
 				}
 				c := p.slot()
 				p.call3(what, ": cloning the mask", "", unix.SYS_OPEN_TREE, 0, p.str(name), unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC).from(0, maskSrc).into(c)
+				if op.Mounted {
+					// On the host's mount itself (red team 28): made
+					// read-only through the descriptor, which fails where
+					// the path is no mount point any more, and the mask
+					// attached on that descriptor, not by path again.
+					at := compileMountPoint(p, op, what)
+					p.call(what, unix.SYS_MOVE_MOUNT, 0, p.str(""), 0, p.str(""), unix.MOVE_MOUNT_F_EMPTY_PATH|unix.MOVE_MOUNT_T_EMPTY_PATH).from(0, c).from(2, at)
+					p.closeSlot(at)
+					p.closeSlot(c)
+					continue
+				}
 				in := p.call(what, unix.SYS_MOVE_MOUNT, 0, p.str(""), atFdcwdU, p.str(op.Path), unix.MOVE_MOUNT_F_EMPTY_PATH).from(0, c)
 				if op.Vanishing {
 					// A deny_glob's match removed since the binding (a
@@ -674,9 +704,24 @@ func compileMounts(p *program, s *landlock.Spec, pre *prebuilt, procData string)
 		case landlock.MountDevpts:
 			compileDevpts(p)
 		case landlock.MountDetach:
-			// EINVAL: no longer a mount point (unmounted on the host
-			// since the binding), so nothing to hide.
-			p.call(what, unix.SYS_UMOUNT2, p.str(op.Path), unix.MNT_DETACH|unix.UMOUNT_NOFOLLOW, 0).tolerate(unix.EINVAL, 0)
+			// EINVAL (no longer a mount point) refuses the run: the
+			// mount is still there when another process renamed a
+			// directory above it since the binding (a concurrent run in
+			// a shared /tmp exchanging a build chroot with a look-alike,
+			// renameat2 RENAME_EXCHANGE), and tolerated, the host's
+			// procfs stayed attached read-write at its new name (red
+			// team 28: a root run opened the host's /proc/1/comm for
+			// writing in half of its starts). Before red team 28 it was
+			// taken for a mount the host had unmounted since.
+			if op.Mounted {
+				// Read-only first through a descriptor (see
+				// compileMountPoint): umount2 takes a path only, and
+				// should the path name another directory by then, the
+				// host's mount is at least read-only and the detach
+				// fails (EINVAL), refusing the run.
+				p.closeSlot(compileMountPoint(p, op, what))
+			}
+			p.call(what, unix.SYS_UMOUNT2, p.str(op.Path), unix.MNT_DETACH|unix.UMOUNT_NOFOLLOW, 0)
 		case landlock.MountPinLink:
 			// The link bound onto itself, not followed (open_tree with
 			// AT_SYMLINK_NOFOLLOW, move_mount without
@@ -692,10 +737,12 @@ func compileMounts(p *program, s *landlock.Spec, pre *prebuilt, procData string)
 			p.closeSlot(dir)
 		case landlock.MountKernelReadOnly:
 			// Where it is, with what lies below it (no bind: the mount
-			// the host made). EINVAL: no longer a mount point (unmounted
-			// on the host since the binding), nothing left to protect.
+			// the host made). EINVAL (no longer a mount point) refuses
+			// the run, as for MountDetach: the mount may have moved with
+			// a directory renamed above it since the binding (red team
+			// 28), not only have been unmounted.
 			a, n := mountAttr(p, unix.MOUNT_ATTR_RDONLY|unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV|unix.MOUNT_ATTR_NOEXEC)
-			p.call(what, unix.SYS_MOUNT_SETATTR, atFdcwdU, p.str(op.Path), unix.AT_RECURSIVE|unix.AT_SYMLINK_NOFOLLOW, a, n).tolerate(unix.EINVAL, 0)
+			p.call(what, unix.SYS_MOUNT_SETATTR, atFdcwdU, p.str(op.Path), unix.AT_RECURSIVE|unix.AT_SYMLINK_NOFOLLOW, a, n)
 		case landlock.MountProc:
 			// Read-only whatever the writable roots (see kernelStateReadOnly),
 			// and hiding the init (procMountData).
@@ -740,6 +787,20 @@ func callerIgnored() []unix.Signal {
 		}
 	}
 	return out
+}
+
+// compileMountPoint opens op.Path (a mount the host made, op.Mounted) and
+// makes that mount read-only, nosuid, nodev and noexec through the
+// descriptor, recursively; it returns the descriptor's slot. EINVAL (the
+// descriptor is no mount's root: the path names another directory than at
+// binding) refuses the run.
+func compileMountPoint(p *program, op landlock.MountOp, what string) int8 {
+	at := p.slot()
+	p.call3(what, ": opening the mount point", "", unix.SYS_OPENAT, atFdcwdU, p.str(op.Path), unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC).into(at)
+	a, n := mountAttr(p, unix.MOUNT_ATTR_RDONLY|unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV|unix.MOUNT_ATTR_NOEXEC)
+	p.call3(what, ": making the mount read-only (no mount point there: the path changed since the profile was bound)", "",
+		unix.SYS_MOUNT_SETATTR, 0, p.str(""), unix.AT_EMPTY_PATH|unix.AT_RECURSIVE, a, n).from(0, at)
+	return at
 }
 
 // compileNodev makes every mount of the view nodev, so that only the
