@@ -27,6 +27,10 @@ const (
 	maxProfileElems = 10_000  // rules, globs, names, ports and sockets in one compiled profile
 	maxCompileElems = 200_000 // the same, summed over all compiled profiles
 	maxExtendsDepth = 64      // profiles in one extends chain (each IR lists its chain)
+	// maxNumberLen bounds a number literal's length: HCL converts its
+	// decimal digits to binary in time quadratic in their number (a
+	// 3-million-digit output_cap took 26 s before red team 28).
+	maxNumberLen = 1024
 
 	// smallFile is the size up to which the token checks are skipped: so
 	// few tokens cannot nest or chain deeply enough to exhaust the stack,
@@ -210,6 +214,10 @@ func tooComplex(data []byte, name string) (*hclsyntax.Token, string, int) {
 			run = 0
 		}
 		switch t.Type {
+		case hclsyntax.TokenNumberLit:
+			if len(t.Bytes) > maxNumberLen {
+				return t, "a number literal with too many characters", maxNumberLen
+			}
 		case hclsyntax.TokenOBrace, hclsyntax.TokenOBrack, hclsyntax.TokenOParen, hclsyntax.TokenOQuote,
 			hclsyntax.TokenOHeredoc, hclsyntax.TokenTemplateInterp, hclsyntax.TokenTemplateControl:
 			if depth++; depth > maxNesting {
@@ -267,6 +275,10 @@ func (c *compilation) parse(name string, data []byte) (hcl.Blocks, bool) {
 	}
 	f, hds := hclsyntax.ParseConfig(data, name, hcl.InitialPos)
 	if c.addHCL(hds, "syntax") {
+		return nil, false
+	}
+	// Red team 28: what evaluating the expressions may cost (exprlimits.go).
+	if body, ok := f.Body.(*hclsyntax.Body); ok && !c.checkExprs(body) {
 		return nil, false
 	}
 	content, hds := f.Body.Content(rootSchema)

@@ -151,7 +151,7 @@ func runCompile(e *env, files []string, name, out, format string, pf *policyFlag
 	// Policy (sbc check's rules) must pass before anything is written.
 	artifactPaths := map[string]string{}
 	for _, o := range outs {
-		artifactPaths[o.profile] = o.path
+		artifactPaths[o.profile] = policyArtifactPath(o.path)
 	}
 	ds = append(ds, pf.validate(profiles, artifactPaths, e.stderr)...)
 	if ds.HasErrors() {
@@ -439,4 +439,31 @@ func writeInPlace(path string, data []byte) error {
 		return fmt.Errorf("%w (its previous contents are in %s)", err, bak.Name())
 	}
 	return os.Remove(bak.Name())
+}
+
+// policyArtifactPath is where the policy is told an artifact is written:
+// relative to the current directory, as the Rego input documents it,
+// whatever the spelling of -o. Red team 28: SBX005 (a write rule that
+// makes the profile's own artifact writable) recognises only a clean
+// relative path, so -o "$PWD/build/p.sbx.json" (as CI scripts write it),
+// "./build//p.sbx.json" or "../ws/build/p.sbx.json" let a profile that
+// writes {cwd}/build compile. A path outside the current directory is
+// kept absolute and clean; "-" (standard output) is kept as it is.
+func policyArtifactPath(p string) string {
+	if p == "-" || p == "" {
+		return p
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return p
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return filepath.ToSlash(filepath.Clean(p))
+	}
+	rel, err := filepath.Rel(wd, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return filepath.ToSlash(abs)
+	}
+	return filepath.ToSlash(rel)
 }

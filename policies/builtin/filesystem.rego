@@ -12,7 +12,16 @@ _rules := lib.rules
 # _writes are the indices of the write rules.
 _writes := [i | some i, r in _rules; r.access == "write"]
 
-_system_dirs := {"bin", "boot", "etc", "lib", "lib32", "lib64", "libx32", "sbin", "usr", "System", "Library", "private/etc"}
+_system_dirs := {
+	"bin", "boot", "etc", "lib", "lib32", "lib64", "libx32", "sbin", "usr", "System", "Library", "private/etc",
+	# Red team 28: what the host runs from /var (crontabs, package managers'
+	# databases and maintainer scripts), which sbx itself refuses as a
+	# writable working directory (runDirs in targets/landlock/bind.go).
+	"var/spool", "var/lib/dpkg", "var/lib/apt", "var/lib/ucf", "var/cache/debconf",
+	"var/lib/rpm", "var/lib/dnf", "var/lib/yum", "var/lib/pacman", "var/lib/apk",
+	"var/lib/systemd", "var/lib/polkit-1", "var/lib/dbus", "var/lib/pam", "var/lib/sudo",
+	"var/lib/AccountsService",
+}
 
 # METADATA
 # title: write-root
@@ -82,6 +91,24 @@ _home_path(p) if {
 	p.rel in {"home", "Users"}
 }
 
+# Red team 28: a user's home by its absolute path (root's, or one below
+# /home or /Users) is a home too, as SBX007 reads /root.
+_home_path(p) if {
+	p.anchor == "root"
+	_user_home(p.rel) == p.rel
+}
+
+# _user_home(rel) is the user's home directory, relative to /, that rel is
+# or lies in: "root", "home/NAME" or "Users/NAME".
+_user_home(rel) := "root" if lib.within(rel, "root")
+
+_user_home(rel) := h if {
+	parts := split(rel, "/")
+	count(parts) >= 2
+	parts[0] in {"home", "Users"}
+	h := concat("/", array.slice(parts, 0, 2))
+}
+
 # Files and directories below $HOME that run code when a shell or a desktop
 # session starts.
 startup_files := {
@@ -121,7 +148,15 @@ _writable_below_home(names) := {i: files |
 	files := {f | some [j, f] in hits; j == i}
 }
 
-_home_hits(names) := {[a.rule, f] |
+# _home_hits are [rule index, file] pairs: a write rule below a home
+# directory that makes one of names writable, the file as a path string.
+# Red team 28: a write rule inside one of the names (git's own
+# "{home}/.config/git/config", "{home}/.config/fish/config.fish") counts
+# as well as one on or above it, and so do rules below a home directory
+# written as an absolute path ("/root/.bashrc", "/home/alice/.gitconfig").
+_home_hits(names) := (_anchored_hits(names) | _below_hits(names)) | _absolute_hits(names)
+
+_anchored_hits(names) := {[a.rule, sprintf("{home}/%s", [f])] |
 	_writes_below_home
 	some f in names
 	a := sbx.access(lib.fs, "home", f)
@@ -131,13 +166,47 @@ _home_hits(names) := {[a.rule, f] |
 	r.path.rel != ""
 }
 
+_below_hits(names) := {[i, lib.path_string(r.path)] |
+	some i in _writes
+	r := _rules[i]
+	rel := _home_rel(r.path)
+	some f in names
+	rel != f
+	lib.within(rel, f)
+	sbx.access(lib.fs, r.path.anchor, r.path.rel).access == "write"
+}
+
+_absolute_hits(names) := {[a.rule, sprintf("/%s", [p])] |
+	some i in _writes
+	r := _rules[i]
+	r.path.anchor == "root"
+	h := _user_home(r.path.rel)
+	r.path.rel != h
+	some f in names
+	p := lib.join(h, f)
+	a := sbx.access(lib.fs, "root", p)
+	a.access == "write"
+	a.rule == i
+}
+
+# _home_rel is a path's part below its home directory ({home}/REL,
+# /root/REL, /home/NAME/REL); undefined for other paths.
+_home_rel(p) := p.rel if p.anchor == "home"
+
+_home_rel(p) := rel if {
+	p.anchor == "root"
+	h := _user_home(p.rel)
+	p.rel != h
+	rel := trim_prefix(p.rel, concat("", [h, "/"]))
+}
+
 _writes_below_home if {
 	some i in _writes
 	_rules[i].path.anchor == "home"
 	_rules[i].path.rel != ""
 }
 
-_home_list(files) := concat(", ", sort([sprintf("{home}/%s", [f]) | some f in files]))
+_home_list(files) := concat(", ", sort(files))
 
 # Git configuration that can name programs git runs (core.hooksPath,
 # core.fsmonitor, core.sshCommand, aliases).
@@ -184,16 +253,19 @@ _self_files contains ["source file", f] if f := _workspace_path(input.file)
 _self_files contains ["artifact", f] if f := _workspace_path(object.get(input, "artifact", ""))
 
 # _workspace_path returns p as a clean path relative to the workspace, when
-# it is one.
+# it is one. Red team 28: "src//p.hcl" and "src/./p.hcl" name a file in
+# the workspace too (empty and "." components are dropped; sbc compile
+# passes its -o path relative to the current directory, cleaned).
 _workspace_path(p) := f if {
-	f := trim_prefix(p, "./")
-	f != ""
-	not startswith(f, "/")
-	not contains(f, ":")
-	not contains(f, "\\")
-	every c in split(f, "/") {
-		not c in {"", ".", ".."}
+	not startswith(p, "/")
+	not contains(p, ":")
+	not contains(p, "\\")
+	parts := [c | some c in split(p, "/"); not c in {"", "."}]
+	count(parts) > 0
+	every c in parts {
+		c != ".."
 	}
+	f := concat("/", parts)
 }
 
 # _writable_self_files maps the index of a rule to the profile's own files
