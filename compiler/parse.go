@@ -313,7 +313,7 @@ func (c *compilation) addFile(name string, data []byte) {
 		}
 		if prev, dup := c.byName[d.name]; dup {
 			c.errorf("duplicate-profile", b.LabelRanges[0], fmt.Sprintf("Duplicate profile %q", d.name),
-				"A profile named %q is already declared at %s. Profile names must be unique across all the files compiled together.", d.name, rng(prev.def))
+				"A profile named %q is already declared at %s. Profile names must be unique across all the files compiled together.", d.name, where(prev.def))
 			continue
 		}
 		c.byName[d.name] = d

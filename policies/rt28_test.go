@@ -28,6 +28,22 @@
 // runDirs) could be written by a profile without SBX001. Fixed: they are
 // system directories for SBX001 too.
 //
+// FINDING 9 (deny_globs anchored at "/**"): the README anchors a pattern
+// that starts with "/" at /, and "/**/build" matches build directories
+// anywhere, as "**/build" does; the symbolic model (sbx.access, and
+// lib.name_glob_denied) matched such a pattern only against paths of the
+// root anchor. So a write rule on {cwd}/build that "/**/build" denies
+// passed SBX006 (a dead write rule), and a profile denying "/**/.ssh",
+// "/**/.aws", ..., "/**/.env" still got SBX007 warnings that they were
+// readable. Fixed in policies/access.go and policies/builtin/lib.rego.
+//
+// FINDING 10 (SBX015): only sockets named docker.sock, containerd.sock,
+// podman.sock, crio.sock and buildkitd.sock were privileged: LXD's and
+// Incus's (/var/snap/lxd/common/lxd/unix.socket, /var/lib/incus/unix.socket,
+// whose clients start privileged containers as Docker's do), systemd's
+// private socket (/run/systemd/private) and cri-dockerd's passed. Fixed in
+// policies/builtin/network.rego.
+//
 // FINDING 8 (print): "print() output goes to standard error", and was
 // written raw: an organisation policy that prints an input value
 // (print("checking", input.profile.description), common while debugging)
@@ -57,7 +73,7 @@ import (
 )
 
 // rt28Codes compiles a one-profile file whose filesystem block is body
-// (".git" protected) and returns the codes of its built-in failures.
+// (".git" protected) and returns the codes of its built-in findings.
 func rt28Codes(t *testing.T, e *policies.Engine, body string) map[string]string {
 	t.Helper()
 	src := "profile \"p\" {\n  filesystem {\n" + body + "\n    protect = [\".git\"]\n  }\n}\n"
@@ -73,7 +89,7 @@ func rt28Codes(t *testing.T, e *policies.Engine, body string) map[string]string 
 		t.Fatalf("%s: %v", body, r.Err)
 	}
 	codes := map[string]string{}
-	for _, f := range r.Failures {
+	for _, f := range append(r.Failures, r.Warnings...) {
 		codes[f.Code] += f.Message + "\n"
 	}
 	return codes
@@ -112,6 +128,13 @@ func TestRT28BuiltinFalseNegatives(t *testing.T) {
 		{`    write = ["/var/lib/dpkg/info"]`, "SBX001"},
 		{`    write = ["/var/lib/rpm"]`, "SBX001"},
 		{`    write = ["/var/lib/apt"]`, "SBX001"},
+		// Finding 9.
+		{`    read = [root]
+    write = [path(cwd, "build")]
+    deny_glob = ["/**/build"]`, "SBX006"},
+		{`    read = [root]
+    write = [path(cwd, "out", "build", "x")]
+    deny_glob = ["/**/build"]`, "SBX006"},
 		// Held before and after.
 		{`    write = ["{home}/.config"]`, "SBX003"},
 		{`    write = ["{home}/.gitconfig"]`, "SBX004"},
@@ -170,5 +193,59 @@ func TestRT28PrintControlChars(t *testing.T) {
 	}
 	if body := strings.TrimSuffix(out, "\n"); strings.ContainsAny(body, "\x1b\x07\n\r") {
 		t.Errorf("print output keeps control characters: %q", out)
+	}
+}
+
+func TestRT28RootGlobsDenyEverywhere(t *testing.T) {
+	e, err := policies.New(context.Background(), policies.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := `    read = [root]
+    deny_glob = ["/**/.ssh", "/**/.aws", "/**/.gnupg", "/**/.config/gcloud", "/**/.kube", "/**/.docker/config.json", "/**/.azure", "/**/.config/gh", "/**/.git-credentials", "/**/.netrc", "/**/.npmrc", "/**/.pypirc", "/**/.env", "/**/.env.*"]`
+	if msg, ok := rt28Codes(t, e, body)["SBX007"]; ok {
+		t.Errorf("credentials denied by /**/ patterns reported readable: %s", msg)
+	}
+	// Control: a pattern anchored elsewhere below / says nothing of {home}.
+	if _, ok := rt28Codes(t, e, `    read = [root]
+    deny_glob = ["/srv/**/.ssh"]`)["SBX007"]; !ok {
+		t.Errorf("/srv/**/.ssh taken to deny {home}/.ssh")
+	}
+}
+
+func TestRT28PrivilegedSockets(t *testing.T) {
+	e, err := policies.New(context.Background(), policies.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		sock string
+		want bool
+	}{
+		{"/var/snap/lxd/common/lxd/unix.socket", true},
+		{"/var/lib/incus/unix.socket", true},
+		{"/run/systemd/private", true},
+		{"/run/cri-dockerd.sock", true},
+		{"/var/run/docker.sock", true}, // held
+		{"/run/user/1000/bus", false},  // controls
+		{"/tmp/unix.socket", false},
+		{"/run/myprivate", false},
+	} {
+		src := "profile \"p\" {\n  filesystem {\n    read = [path(root, \"usr\")]\n  }\n  network {\n    unix_sockets = [\"" + c.sock + "\"]\n  }\n}\n"
+		res, ds := compiler.CompileSources([]compiler.Source{{Name: "p.hcl", Data: []byte(src)}})
+		if ds.HasErrors() {
+			t.Fatal(ds)
+		}
+		r, err := e.Check(context.Background(), policies.Input{Profile: res.Profiles[0]})
+		if err != nil || r.Err != nil {
+			t.Fatal(err, r.Err)
+		}
+		got := false
+		for _, f := range r.Warnings {
+			got = got || f.Code == "SBX015"
+		}
+		if got != c.want {
+			t.Errorf("%s: SBX015 %v, want %v", c.sock, got, c.want)
+		}
 	}
 }
