@@ -44,6 +44,14 @@
 // private socket (/run/systemd/private) and cri-dockerd's passed. Fixed in
 // policies/builtin/network.rego.
 //
+// FINDING 12 (SBX003): what runs outside the sandbox at the next login or
+// command without being a shell's start-up file passed: write =
+// ["{home}/.ssh"] (sshd runs ~/.ssh/rc at every login and takes any key
+// in authorized_keys; ssh runs ~/.ssh/config's ProxyCommand), and
+// ["{home}/.local/bin"] or ["{home}/bin"], on PATH before /usr/bin in the
+// distributions' default .profile, so a planted "git" or "sudo" runs at
+// the user's next command. Fixed: they are in SBX003's list.
+//
 // FINDING 8 (print): "print() output goes to standard error", and was
 // written raw: an organisation policy that prints an input value
 // (print("checking", input.profile.description), common while debugging)
@@ -112,6 +120,14 @@ func TestRT28BuiltinFalseNegatives(t *testing.T) {
 		{`    write = ["{home}/.config/systemd/user/evil.service"]`, "SBX003"},
 		{`    write = ["{home}/.config/autostart/x.desktop"]`, "SBX003"},
 		{`    write = ["{home}/.config/environment.d/x.conf"]`, "SBX003"},
+		// Finding 12: persistence outside the shells' start-up files.
+		{`    write = ["{home}/.ssh"]`, "SBX003"},
+		{`    write = ["{home}/.ssh/config"]`, "SBX003"},
+		{`    write = ["{home}/.ssh/authorized_keys"]`, "SBX003"},
+		{`    write = ["{home}/.local"]`, "SBX003"},
+		{`    write = ["{home}/.local/bin"]`, "SBX003"},
+		{`    write = ["{home}/bin"]`, "SBX003"},
+		{`    write = ["/root/.ssh"]`, "SBX003"},
 		// Finding 2: homes by their absolute paths.
 		{`    write = ["/root"]`, "SBX002"},
 		{`    write = ["/home/alice"]`, "SBX002"},
@@ -148,6 +164,7 @@ func TestRT28BuiltinFalseNegatives(t *testing.T) {
 		{`    write = ["{home}/.config/git/config"]
     deny = ["{home}/.config/git/config"]`, ""},
 		{`    write = ["/home/alice/src"]`, ""},
+		{`    write = ["{home}/.local/share/app", "{home}/.cache", "{home}/.ssh/known_hosts"]`, ""},
 		{`    write = ["/home/alice/src/.bashrc"]`, ""},
 		{`    write = ["/var/cache/build", "/var/tmp"]`, ""},
 		{`    write = ["/rootfs/x"]`, ""},

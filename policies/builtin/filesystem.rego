@@ -117,6 +117,12 @@ startup_files := {
 	".cshrc", ".tcshrc", ".kshrc", ".mkshrc",
 	".config/fish", ".config/nushell", ".config/autostart", ".config/systemd/user",
 	".config/environment.d", ".pam_environment", ".xprofile", ".xsessionrc",
+	# Red team 28: what runs at the next login or command without being a
+	# shell's start-up file: sshd runs ~/.ssh/rc at every login and
+	# honours any key in authorized_keys, ssh runs ~/.ssh/config's
+	# ProxyCommand and LocalCommand, and ~/.local/bin and ~/bin are on
+	# PATH (before /usr/bin) in the distributions' default .profile.
+	".ssh/rc", ".ssh/config", ".ssh/authorized_keys", ".local/bin", "bin",
 }
 
 # METADATA
