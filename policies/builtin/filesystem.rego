@@ -172,39 +172,47 @@ _anchored_hits(names) := {[a.rule, sprintf("{home}/%s", [f])] |
 	r.path.rel != ""
 }
 
-_below_hits(names) := {[i, lib.path_string(r.path)] |
-	some i in _writes
-	r := _rules[i]
-	rel := _home_rel(r.path)
-	some f in names
-	rel != f
-	lib.within(rel, f)
-	sbx.access(lib.fs, r.path.anchor, r.path.rel).access == "write"
+_below_hits(names) := {[i, lib.path_string(_rules[i].path)] |
+	some [i, _, rel] in _home_writes
+	some f in lib.ancestors(rel)
+	f != rel
+	f in names
+	sbx.access(lib.fs, _rules[i].path.anchor, _rules[i].path.rel).access == "write"
 }
 
 _absolute_hits(names) := {[a.rule, sprintf("/%s", [p])] |
-	some i in _writes
-	r := _rules[i]
-	r.path.anchor == "root"
-	h := _user_home(r.path.rel)
-	r.path.rel != h
 	some f in names
-	p := lib.join(h, f)
+	some rel in lib.ancestors(f) # the rule is on or above the file
+	some [i, h] in _home_writes_at[rel]
+	h != ""
+	p := concat("/", [h, f])
 	a := sbx.access(lib.fs, "root", p)
 	a.access == "write"
 	a.rule == i
 }
 
-# _home_rel is a path's part below its home directory ({home}/REL,
-# /root/REL, /home/NAME/REL); undefined for other paths.
-_home_rel(p) := p.rel if p.anchor == "home"
-
-_home_rel(p) := rel if {
-	p.anchor == "root"
-	h := _user_home(p.rel)
-	p.rel != h
-	rel := trim_prefix(p.rel, concat("", [h, "/"]))
+# _home_writes are [rule index, home, rel] for the write rules strictly
+# below a home directory: home "" for {home}/REL, else "root", "home/NAME"
+# or "Users/NAME" for /root/REL, /home/NAME/REL, /Users/NAME/REL.
+# _home_writes_at groups them by rel (computed once: profiles have
+# thousands of rules, and the hit sets above are asked for two lists).
+_home_writes contains [i, "", r.path.rel] if {
+	some i in _writes
+	r := _rules[i]
+	r.path.anchor == "home"
+	r.path.rel != ""
 }
+
+_home_writes contains [i, h, rel] if {
+	some i in _writes
+	r := _rules[i]
+	r.path.anchor == "root"
+	h := _user_home(r.path.rel)
+	r.path.rel != h
+	rel := substring(r.path.rel, count(h) + 1, -1)
+}
+
+_home_writes_at[rel] contains [i, h] if some [i, h, rel] in _home_writes
 
 _writes_below_home if {
 	some i in _writes
