@@ -271,6 +271,7 @@ _self_files contains ["artifact", f] if f := _workspace_path(object.get(input, "
 # the workspace too (empty and "." components are dropped; sbc compile
 # passes its -o path relative to the current directory, cleaned).
 _workspace_path(p) := f if {
+	not p in {"-", "<stdin>"} # standard output or input: no file
 	not startswith(p, "/")
 	not contains(p, ":")
 	not contains(p, "\\")
