@@ -251,6 +251,13 @@ func rng(r hcl.Range) ir.Range {
 }
 
 // rp converts an HCL range to a pointer for a diagnostic.
+// where is r as "FILE:LINE:COLUMN" for a diagnostic's detail, the file
+// name's control characters shown as U+FFFD. Red team 28: a detail keeps
+// its line breaks when rendered, so a file name with a newline (a pull
+// request can add one to a directory sbc walks) forged a line of the
+// report in "already declared at ...".
+func where(r hcl.Range) string { return ir.Printable(rng(r).String()) }
+
 func rp(r hcl.Range) *ir.Range {
 	x := rng(r)
 	return &x

@@ -111,7 +111,7 @@ func (c *compilation) decodeProfile(b *hcl.Block, isBuiltin bool) *decl {
 	for _, blk := range content.Blocks {
 		if prev, dup := seen[blk.Type]; dup {
 			c.errorf("schema", blk.DefRange, fmt.Sprintf("Duplicate %s block", blk.Type),
-				"A profile has at most one %s block; the first one is at %s. Merge them.", blk.Type, rng(prev))
+				"A profile has at most one %s block; the first one is at %s. Merge them.", blk.Type, where(prev))
 			continue
 		}
 		seen[blk.Type] = blk.DefRange
@@ -235,7 +235,7 @@ func (c *compilation) decodeProcess(b *hcl.Block, d *decl) {
 	var first *hcl.Range
 	for _, blk := range content.Blocks {
 		if first != nil {
-			c.errorf("schema", blk.DefRange, "Duplicate env block", "A process block has at most one env block; the first one is at %s. Merge them.", rng(*first))
+			c.errorf("schema", blk.DefRange, "Duplicate env block", "A process block has at most one env block; the first one is at %s. Merge them.", where(*first))
 			continue
 		}
 		first = &blk.DefRange
@@ -306,7 +306,7 @@ func (c *compilation) envSet(a *hcl.Attribute) []ir.EnvVar {
 			continue
 		}
 		if prev, dup := seen[name]; dup {
-			c.errorf("invalid-env", kr, fmt.Sprintf("Duplicate variable %s in set", name), "%s is already set at %s.", name, rng(prev))
+			c.errorf("invalid-env", kr, fmt.Sprintf("Duplicate variable %s in set", name), "%s is already set at %s.", name, where(prev))
 			continue
 		}
 		seen[name] = kr

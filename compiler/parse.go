@@ -27,6 +27,10 @@ const (
 	maxProfileElems = 10_000  // rules, globs, names, ports and sockets in one compiled profile
 	maxCompileElems = 200_000 // the same, summed over all compiled profiles
 	maxExtendsDepth = 64      // profiles in one extends chain (each IR lists its chain)
+	// maxNumberLen bounds a number literal's length: HCL converts its
+	// decimal digits to binary in time quadratic in their number (a
+	// 3-million-digit output_cap took 26 s before red team 28).
+	maxNumberLen = 1024
 
 	// smallFile is the size up to which the token checks are skipped: so
 	// few tokens cannot nest or chain deeply enough to exhaust the stack,
@@ -210,6 +214,10 @@ func tooComplex(data []byte, name string) (*hclsyntax.Token, string, int) {
 			run = 0
 		}
 		switch t.Type {
+		case hclsyntax.TokenNumberLit:
+			if len(t.Bytes) > maxNumberLen {
+				return t, "a number literal with too many characters", maxNumberLen
+			}
 		case hclsyntax.TokenOBrace, hclsyntax.TokenOBrack, hclsyntax.TokenOParen, hclsyntax.TokenOQuote,
 			hclsyntax.TokenOHeredoc, hclsyntax.TokenTemplateInterp, hclsyntax.TokenTemplateControl:
 			if depth++; depth > maxNesting {
@@ -269,6 +277,10 @@ func (c *compilation) parse(name string, data []byte) (hcl.Blocks, bool) {
 	if c.addHCL(hds, "syntax") {
 		return nil, false
 	}
+	// Red team 28: what evaluating the expressions may cost (exprlimits.go).
+	if body, ok := f.Body.(*hclsyntax.Body); ok && !c.checkExprs(body) {
+		return nil, false
+	}
 	content, hds := f.Body.Content(rootSchema)
 	c.addHCL(hds, "schema")
 	return content.Blocks, true
@@ -301,7 +313,7 @@ func (c *compilation) addFile(name string, data []byte) {
 		}
 		if prev, dup := c.byName[d.name]; dup {
 			c.errorf("duplicate-profile", b.LabelRanges[0], fmt.Sprintf("Duplicate profile %q", d.name),
-				"A profile named %q is already declared at %s. Profile names must be unique across all the files compiled together.", d.name, rng(prev.def))
+				"A profile named %q is already declared at %s. Profile names must be unique across all the files compiled together.", d.name, where(prev.def))
 			continue
 		}
 		c.byName[d.name] = d

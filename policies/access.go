@@ -312,7 +312,12 @@ func (m *fsModel) glob(anchor, rel string) int {
 			}
 			bound = "/" + rest
 		case strings.HasPrefix(pat, "/"):
-			if anchor != ir.AnchorRoot {
+			// Red team 28: "/**/build" matches below every anchor too
+			// (each is somewhere below /, which ** spans), as "**/build"
+			// does; skipped, a write rule on {cwd}/build that it denies
+			// passed SBX006, and "/**/.ssh" left SBX007 reporting
+			// {home}/.ssh readable.
+			if anchor != ir.AnchorRoot && pat != "/**" && !strings.HasPrefix(pat, "/**/") {
 				continue
 			}
 			bound = pat

@@ -32,7 +32,9 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
-	"github.com/open-policy-agent/opa/v1/topdown"
+	"github.com/open-policy-agent/opa/v1/topdown/print"
+
+	"github.com/sbx-dev/sbx/ir"
 )
 
 //go:embed builtin/*.rego
@@ -213,7 +215,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 		accessOption(),
 	}
 	if opts.Print != nil {
-		ropts = append(ropts, rego.PrintHook(topdown.NewPrintHook(opts.Print)))
+		ropts = append(ropts, rego.PrintHook(printableHook{opts.Print}))
 	}
 	if len(set.Data) > 0 {
 		ropts = append(ropts, rego.Store(inmem.NewFromObject(set.Data)))
@@ -537,4 +539,17 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// printableHook writes each print() call's output as one line with its
+// control characters (an ESC sequence, a newline) shown as U+FFFD, as the
+// text report shows values from profiles (red team 23). Red team 28: it
+// was written raw (topdown.NewPrintHook), so a policy printing an input
+// value (print(input.profile.description)) let a profile from an untrusted
+// change retitle the terminal or forge a "FAIL - ..." line in the CI log.
+type printableHook struct{ w io.Writer }
+
+func (h printableHook) Print(_ print.Context, msg string) error {
+	_, err := io.WriteString(h.w, ir.Printable(msg)+"\n")
+	return err
 }

@@ -151,7 +151,7 @@ func runCompile(e *env, files []string, name, out, format string, pf *policyFlag
 	// Policy (sbc check's rules) must pass before anything is written.
 	artifactPaths := map[string]string{}
 	for _, o := range outs {
-		artifactPaths[o.profile] = o.path
+		artifactPaths[o.profile] = policyArtifactPath(o.path)
 	}
 	ds = append(ds, pf.validate(profiles, artifactPaths, e.stderr)...)
 	if ds.HasErrors() {
@@ -259,7 +259,62 @@ func placeOutputs(outs []output, out string) diag.Diagnostics {
 			}
 		}
 	}
+	if a, b, ok := aliasedOutputs(outs); ok {
+		ds = ds.Errorf(diag.CodeIO, nil, fmt.Sprintf("Profiles %q and %q would be written to one file", a, b),
+			"%s.sbx.json and %s.sbx.json are the same file (a symbolic or hard link), so one artifact would replace the other. Remove the link, or write them one at a time with -p NAME -o FILE.", a, b)
+	}
 	return ds
+}
+
+// aliasedOutputs reports two profiles whose artifacts would be written to
+// one file: through a symbolic link (sbc writes through links) or a hard
+// link. Red team 28: with out/a.sbx.json -> b.sbx.json, sbc compile -o out
+// said it wrote both, and out/a.sbx.json then held profile b. Like red
+// team 27's case collisions, refused before anything is written.
+func aliasedOutputs(outs []output) (string, string, bool) {
+	type ent struct {
+		name   string
+		st     fs.FileInfo // of the existing file, through links
+		target string      // else the absolute path a write creates
+	}
+	var ents []ent
+	for _, o := range outs {
+		if o.path == "-" {
+			continue
+		}
+		e := ent{name: o.profile}
+		if st, err := os.Stat(o.path); err == nil {
+			e.st = st
+		} else {
+			e.target = linkTarget(o.path)
+		}
+		for _, p := range ents {
+			if e.st != nil && p.st != nil && os.SameFile(e.st, p.st) || e.target != "" && e.target == p.target {
+				return p.name, e.name, true
+			}
+		}
+		ents = append(ents, e)
+	}
+	return "", "", false
+}
+
+// linkTarget returns the absolute, clean path that writing through p (a
+// missing file, or a chain of links ending at one) creates.
+func linkTarget(p string) string {
+	for range 40 {
+		t, err := os.Readlink(p)
+		if err != nil {
+			break
+		}
+		if !filepath.IsAbs(t) {
+			t = filepath.Join(filepath.Dir(p), t)
+		}
+		p = t
+	}
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return filepath.Clean(p)
 }
 
 // checkOverwrite returns an error unless path does not exist, is empty, or
@@ -439,4 +494,31 @@ func writeInPlace(path string, data []byte) error {
 		return fmt.Errorf("%w (its previous contents are in %s)", err, bak.Name())
 	}
 	return os.Remove(bak.Name())
+}
+
+// policyArtifactPath is where the policy is told an artifact is written:
+// relative to the current directory, as the Rego input documents it,
+// whatever the spelling of -o. Red team 28: SBX005 (a write rule that
+// makes the profile's own artifact writable) recognises only a clean
+// relative path, so -o "$PWD/build/p.sbx.json" (as CI scripts write it),
+// "./build//p.sbx.json" or "../ws/build/p.sbx.json" let a profile that
+// writes {cwd}/build compile. A path outside the current directory is
+// kept absolute and clean; "-" (standard output) is kept as it is.
+func policyArtifactPath(p string) string {
+	if p == "-" || p == "" {
+		return p
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return p
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return filepath.ToSlash(filepath.Clean(p))
+	}
+	rel, err := filepath.Rel(wd, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return filepath.ToSlash(abs)
+	}
+	return filepath.ToSlash(rel)
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/sbx-dev/sbx/compiler"
 	"github.com/sbx-dev/sbx/compiler/diag"
+	"github.com/sbx-dev/sbx/ir"
 )
 
 const fmtUsage = `Usage: sbc fmt [-check] [-diff] [--format text|json] FILE|DIR|- ...
@@ -118,10 +119,17 @@ func runFmt(e *env, args []string, check, showDiff bool, format string) int {
 					continue
 				}
 			}
+			// Red team 28: a file name is anyone's to choose (a pull
+			// request can add "a\x1b]0;t\x07\nFAIL - x.hcl" to a walked
+			// directory): listed raw, its escape sequence reached the
+			// terminal and its newline forged a line of the CI log. Its
+			// control characters are shown as U+FFFD, as sbc check shows
+			// names.
+			name := ir.Printable(f)
 			if showDiff {
-				e.stdout.Write(diff.Diff(f, src, f+" (formatted)", out))
+				e.stdout.Write(diff.Diff(name, src, name+" (formatted)", out))
 			} else {
-				fmt.Fprintln(e.stdout, f)
+				fmt.Fprintln(e.stdout, name)
 			}
 		}
 	}

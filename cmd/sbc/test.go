@@ -49,7 +49,9 @@ func testCommand() *command {
 				if *format != "pretty" && *format != "json" {
 					return usageError(e, "test", "unknown --format %q (want pretty or json)", *format)
 				}
-				if *threshold < 0 || *threshold > 100 {
+				// Red team 28: NaN passed this check (every comparison
+				// with it is false) and then no coverage was ever under it.
+				if !(*threshold >= 0 && *threshold <= 100) {
 					return usageError(e, "test", "--threshold must be between 0 and 100")
 				}
 				if *threshold > 0 {

@@ -12,7 +12,16 @@ _rules := lib.rules
 # _writes are the indices of the write rules.
 _writes := [i | some i, r in _rules; r.access == "write"]
 
-_system_dirs := {"bin", "boot", "etc", "lib", "lib32", "lib64", "libx32", "sbin", "usr", "System", "Library", "private/etc"}
+_system_dirs := {
+	"bin", "boot", "etc", "lib", "lib32", "lib64", "libx32", "sbin", "usr", "System", "Library", "private/etc",
+	# Red team 28: what the host runs from /var (crontabs, package managers'
+	# databases and maintainer scripts), which sbx itself refuses as a
+	# writable working directory (runDirs in targets/landlock/bind.go).
+	"var/spool", "var/lib/dpkg", "var/lib/apt", "var/lib/ucf", "var/cache/debconf",
+	"var/lib/rpm", "var/lib/dnf", "var/lib/yum", "var/lib/pacman", "var/lib/apk",
+	"var/lib/systemd", "var/lib/polkit-1", "var/lib/dbus", "var/lib/pam", "var/lib/sudo",
+	"var/lib/AccountsService",
+}
 
 # METADATA
 # title: write-root
@@ -82,6 +91,24 @@ _home_path(p) if {
 	p.rel in {"home", "Users"}
 }
 
+# Red team 28: a user's home by its absolute path (root's, or one below
+# /home or /Users) is a home too, as SBX007 reads /root.
+_home_path(p) if {
+	p.anchor == "root"
+	_user_home(p.rel) == p.rel
+}
+
+# _user_home(rel) is the user's home directory, relative to /, that rel is
+# or lies in: "root", "home/NAME" or "Users/NAME".
+_user_home(rel) := "root" if lib.within(rel, "root")
+
+_user_home(rel) := h if {
+	parts := split(rel, "/")
+	count(parts) >= 2
+	parts[0] in {"home", "Users"}
+	h := concat("/", array.slice(parts, 0, 2))
+}
+
 # Files and directories below $HOME that run code when a shell or a desktop
 # session starts.
 startup_files := {
@@ -90,6 +117,12 @@ startup_files := {
 	".cshrc", ".tcshrc", ".kshrc", ".mkshrc",
 	".config/fish", ".config/nushell", ".config/autostart", ".config/systemd/user",
 	".config/environment.d", ".pam_environment", ".xprofile", ".xsessionrc",
+	# Red team 28: what runs at the next login or command without being a
+	# shell's start-up file: sshd runs ~/.ssh/rc at every login and
+	# honours any key in authorized_keys, ssh runs ~/.ssh/config's
+	# ProxyCommand and LocalCommand, and ~/.local/bin and ~/bin are on
+	# PATH (before /usr/bin) in the distributions' default .profile.
+	".ssh/rc", ".ssh/config", ".ssh/authorized_keys", ".local/bin", "bin",
 }
 
 # METADATA
@@ -121,7 +154,15 @@ _writable_below_home(names) := {i: files |
 	files := {f | some [j, f] in hits; j == i}
 }
 
-_home_hits(names) := {[a.rule, f] |
+# _home_hits are [rule index, file] pairs: a write rule below a home
+# directory that makes one of names writable, the file as a path string.
+# Red team 28: a write rule inside one of the names (git's own
+# "{home}/.config/git/config", "{home}/.config/fish/config.fish") counts
+# as well as one on or above it, and so do rules below a home directory
+# written as an absolute path ("/root/.bashrc", "/home/alice/.gitconfig").
+_home_hits(names) := (_anchored_hits(names) | _below_hits(names)) | _absolute_hits(names)
+
+_anchored_hits(names) := {[a.rule, sprintf("{home}/%s", [f])] |
 	_writes_below_home
 	some f in names
 	a := sbx.access(lib.fs, "home", f)
@@ -131,13 +172,55 @@ _home_hits(names) := {[a.rule, f] |
 	r.path.rel != ""
 }
 
+_below_hits(names) := {[i, lib.path_string(_rules[i].path)] |
+	some [i, _, rel] in _home_writes
+	some f in lib.ancestors(rel)
+	f != rel
+	f in names
+	sbx.access(lib.fs, _rules[i].path.anchor, _rules[i].path.rel).access == "write"
+}
+
+_absolute_hits(names) := {[a.rule, sprintf("/%s", [p])] |
+	some f in names
+	some rel in lib.ancestors(f) # the rule is on or above the file
+	some [i, h] in _home_writes_at[rel]
+	h != ""
+	p := concat("/", [h, f])
+	a := sbx.access(lib.fs, "root", p)
+	a.access == "write"
+	a.rule == i
+}
+
+# _home_writes are [rule index, home, rel] for the write rules strictly
+# below a home directory: home "" for {home}/REL, else "root", "home/NAME"
+# or "Users/NAME" for /root/REL, /home/NAME/REL, /Users/NAME/REL.
+# _home_writes_at groups them by rel (computed once: profiles have
+# thousands of rules, and the hit sets above are asked for two lists).
+_home_writes contains [i, "", r.path.rel] if {
+	some i in _writes
+	r := _rules[i]
+	r.path.anchor == "home"
+	r.path.rel != ""
+}
+
+_home_writes contains [i, h, rel] if {
+	some i in _writes
+	r := _rules[i]
+	r.path.anchor == "root"
+	h := _user_home(r.path.rel)
+	r.path.rel != h
+	rel := substring(r.path.rel, count(h) + 1, -1)
+}
+
+_home_writes_at[rel] contains [i, h] if some [i, h, rel] in _home_writes
+
 _writes_below_home if {
 	some i in _writes
 	_rules[i].path.anchor == "home"
 	_rules[i].path.rel != ""
 }
 
-_home_list(files) := concat(", ", sort([sprintf("{home}/%s", [f]) | some f in files]))
+_home_list(files) := concat(", ", sort(files))
 
 # Git configuration that can name programs git runs (core.hooksPath,
 # core.fsmonitor, core.sshCommand, aliases).
@@ -184,16 +267,20 @@ _self_files contains ["source file", f] if f := _workspace_path(input.file)
 _self_files contains ["artifact", f] if f := _workspace_path(object.get(input, "artifact", ""))
 
 # _workspace_path returns p as a clean path relative to the workspace, when
-# it is one.
+# it is one. Red team 28: "src//p.hcl" and "src/./p.hcl" name a file in
+# the workspace too (empty and "." components are dropped; sbc compile
+# passes its -o path relative to the current directory, cleaned).
 _workspace_path(p) := f if {
-	f := trim_prefix(p, "./")
-	f != ""
-	not startswith(f, "/")
-	not contains(f, ":")
-	not contains(f, "\\")
-	every c in split(f, "/") {
-		not c in {"", ".", ".."}
+	not p in {"-", "<stdin>"} # standard output or input: no file
+	not startswith(p, "/")
+	not contains(p, ":")
+	not contains(p, "\\")
+	parts := [c | some c in split(p, "/"); not c in {"", "."}]
+	count(parts) > 0
+	every c in parts {
+		c != ".."
 	}
+	f := concat("/", parts)
 }
 
 # _writable_self_files maps the index of a rule to the profile's own files

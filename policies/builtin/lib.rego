@@ -142,17 +142,25 @@ protected(name) if {
 
 # name_glob_denied reports whether a deny_glob denies every entry called
 # name wherever it appears (a relative pattern such as ".env", "**/.env" or
-# ".env*" whose last component matches name).
+# ".env*" whose last component matches name, or the same below "/**/",
+# which matches anywhere too: red team 28).
 name_glob_denied(name) if {
 	some g in globs
-	not startswith(g.pattern, "/")
-	not startswith(g.pattern, "{")
-	parts := split(g.pattern, "/")
+	pat := _anywhere_pattern(g.pattern)
+	parts := split(pat, "/")
 	glob.match(parts[count(parts) - 1], [], name)
 	every p in array.slice(parts, 0, count(parts) - 1) {
 		p == "**"
 	}
 }
+
+# _anywhere_pattern is a pattern that matches at any depth, relative.
+_anywhere_pattern(p) := p if {
+	not startswith(p, "/")
+	not startswith(p, "{")
+}
+
+_anywhere_pattern(p) := substring(p, 1, -1) if startswith(p, "/**/")
 
 # sandboxed holds unless the profile applies no sandbox at all, in which
 # case its rules mean nothing and only SBX013 reports on it.

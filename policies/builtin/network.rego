@@ -37,6 +37,16 @@ privileged_sockets := {
 	"podman.sock": "Podman",
 	"crio.sock": "CRI-O",
 	"buildkitd.sock": "BuildKit",
+	"cri-dockerd.sock": "cri-dockerd",
+}
+
+# Red team 28: sockets as root-equivalent whose file name alone is too
+# common to judge by: LXD's and Incus's daemons (their clients start
+# privileged containers), systemd's private socket (systemctl as root).
+privileged_socket_paths := {
+	"lxd/unix.socket": "LXD",
+	"incus/unix.socket": "Incus",
+	"systemd/private": "systemd",
 }
 
 # METADATA
@@ -60,4 +70,15 @@ warn_privileged_socket contains {
 	parts := split(s.path.rel, "/")
 	some name, what in privileged_sockets
 	parts[count(parts) - 1] == name
+}
+
+warn_privileged_socket contains {
+	"code": "SBX015",
+	"msg": sprintf("unix socket %s (%s) is reachable: its clients can start privileged containers and control the host, which defeats the sandbox", [lib.path_string(s.path), what]),
+	"node": s,
+} if {
+	lib.sandboxed
+	some s in _net.unix_sockets
+	some suffix, what in privileged_socket_paths
+	endswith(concat("", ["/", s.path.rel]), concat("", ["/", suffix]))
 }

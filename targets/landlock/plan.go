@@ -27,10 +27,12 @@
 package landlock
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
 
+	"github.com/sbx-dev/sbx/compiler/target"
 	"github.com/sbx-dev/sbx/ir"
 )
 
@@ -328,6 +330,16 @@ func Compile(p *ir.Profile) (*Plan, error) {
 	t := newRuleTable(p.Filesystem)
 	bd, err := p.Bind(symbolicBindings())
 	if err != nil {
+		if errors.Is(err, ir.ErrUnbound) {
+			// Red team 28: a deny rule or deny_glob on an anchor from a
+			// newer sbc (deny = [path(xdg_config, "secrets")]) is valid
+			// IR, kept for a newer sbx, and only a warning in sbc; the
+			// plan cannot leave it out (that would grant more), so this
+			// target cannot enforce the profile: the artifact is written
+			// without its output, with a warning, and sbx refuses it.
+			// Before, sbc compile failed with "Target landlock failed".
+			return nil, fmt.Errorf("binding %s symbolically: %w: %w", p.Name, err, target.ErrUnsupported)
+		}
 		return nil, fmt.Errorf("binding %s symbolically: %w", p.Name, err)
 	}
 	lo := computeLayout(boundInputs(bd, t), unknownView{}, false)
