@@ -15,7 +15,7 @@ package executor
 //     the loop acted on the deadline before it polled the leader's exit
 //     again, and reported TimedOut, exit 124 and SIGKILL for a command
 //     that had exited 3 (exec_linux.go: endPending).
-//   - TestRedTeam28CgroupMainThreadExited: under cgroup containment, a
+//   - TestRedTeam28MainThreadExited: under cgroup containment, a
 //     process whose main thread has ended (pthread_exit) while another
 //     thread runs on is not killed by cgroup.kill (the kernel signals a
 //     process through its leader thread, which has no signal handlers
@@ -168,14 +168,14 @@ func TestRedTeam28CallbackPastDeadline(t *testing.T) {
 	}
 }
 
-// TestRedTeam28CgroupMainThreadExited: DEFECT (fixed). README: "After the
+// TestRedTeam28MainThreadExited: DEFECT (fixed). README: "After the
 // command ends ... nothing it started survives"; cgroup containment's
 // cgroup.kill missed a process whose main thread had ended.
-func TestRedTeam28CgroupMainThreadExited(t *testing.T) {
+func TestRedTeam28MainThreadExited(t *testing.T) {
 	thr := rt28Thr(t)
 	// A descendant whose main thread ended, left running when the leader
 	// exits: killed at once, the cgroup removed, no ErrCleanup.
-	t.Run("descendant", func(t *testing.T) {
+	t.Run("cgroup descendant", func(t *testing.T) {
 		req := Request{Argv: []string{"/bin/sh", "-c", "(" + thr + " &) | head -n1"}, Env: testEnv(), Timeout: 20 * time.Second, Containment: ContainmentCgroup}
 		start := time.Now()
 		res, err := Run(context.Background(), req)
@@ -190,8 +190,25 @@ func TestRedTeam28CgroupMainThreadExited(t *testing.T) {
 			t.Errorf("survivors: %v", left)
 		}
 	})
+	// Process-group containment: the same process, which left the
+	// session (setsid) but kept the run's token, is found by the token.
+	t.Run("process-group setsid", func(t *testing.T) {
+		setsid, err := exec.LookPath("setsid")
+		if err != nil {
+			t.Skip(err)
+		}
+		start := time.Now()
+		res := runIn(t, context.Background(), ContainmentProcessGroup, Request{Argv: []string{"/bin/sh", "-c", "(" + setsid + " " + thr + " &) | head -n1"}, Env: testEnv(), Timeout: 20 * time.Second})
+		t.Cleanup(func() { rt28KillByExe(thr) })
+		if res.ExitCode != 0 || string(res.Stdout.Head) != "ready\n" || time.Since(start) > 5*time.Second {
+			t.Errorf("after %v: res %+v; want ready, exit 0", time.Since(start), res)
+		}
+		if left := rt28ByExe(thr); len(left) > 0 {
+			t.Errorf("survivors: %v", left)
+		}
+	})
 	// The leader itself, writing without end: the timeout ends it.
-	t.Run("leader", func(t *testing.T) {
+	t.Run("cgroup leader", func(t *testing.T) {
 		req := Request{Argv: []string{thr, "write"}, Env: testEnv(), Timeout: 300 * time.Millisecond, OutputCap: 100, Containment: ContainmentCgroup}
 		start := time.Now()
 		res, err := Run(context.Background(), req)

@@ -106,3 +106,26 @@ func TestRT28StalledReaderFalseTimeout(t *testing.T) {
 		}
 	}
 }
+
+// TestRT28TimeoutOutOfRangeMessage: DEFECT (fixed, minor). README: "A
+// --timeout that is not a duration says why (an unknown unit, a value
+// beyond about 292 years)". A well-formed value past the largest
+// duration said only `invalid duration "9999999h"` (Go's ParseDuration
+// gives no reason for an overflow; red team 23's test only checked that
+// the message was not "parse error").
+func TestRT28TimeoutOutOfRangeMessage(t *testing.T) {
+	for _, v := range []string{"9999999h", "2562048h", "9223372036854775808ns", "99999999999999999999s"} {
+		code, stdout, _ := rt27Run(t, t.TempDir(), nil, "run", "--json", "--profile", "danger-full-access", "--timeout", v, "--", "true")
+		var res struct {
+			SbxError string `json:"sbx_error"`
+		}
+		if code != 125 || json.Unmarshal([]byte(stdout), &res) != nil || !strings.Contains(res.SbxError, "out of range") || !strings.Contains(res.SbxError, "292 years") {
+			t.Errorf("--timeout %s: status %d, %.300q; want 125 saying it is out of range (about 292 years at most)", v, code, stdout)
+		}
+	}
+	// Not out of range: Go's own reasons stay.
+	code, stdout, _ := rt27Run(t, t.TempDir(), nil, "run", "--json", "--timeout", "1.5.5s", "--", "true")
+	if code != 125 || !strings.Contains(stdout, "missing unit") {
+		t.Errorf("--timeout 1.5.5s: status %d, %.300q", code, stdout)
+	}
+}
