@@ -31,7 +31,10 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -127,5 +130,105 @@ func TestRT28TimeoutOutOfRangeMessage(t *testing.T) {
 	code, stdout, _ := rt27Run(t, t.TempDir(), nil, "run", "--json", "--timeout", "1.5.5s", "--", "true")
 	if code != 125 || !strings.Contains(stdout, "missing unit") {
 		t.Errorf("--timeout 1.5.5s: status %d, %.300q", code, stdout)
+	}
+}
+
+// rt28Thr builds a program whose main thread ends (pthread_exit) while a
+// second thread writes to stdout without end: a process whose
+// /proc/PID/stat shows the main thread's state, Z, and runs on.
+func rt28Thr(t *testing.T) string {
+	t.Helper()
+	gcc, err := exec.LookPath("gcc")
+	if err != nil {
+		t.Skip("no gcc to build the test program")
+	}
+	dir := t.TempDir()
+	os.Chmod(dir, 0o755)
+	src, bin := filepath.Join(dir, "thr.c"), filepath.Join(dir, "thr")
+	os.WriteFile(src, []byte(`#include <pthread.h>
+#include <string.h>
+#include <unistd.h>
+static void *run(void *a) { char b[4096]; memset(b, 't', sizeof b); for (;;) write(1, b, sizeof b); return 0; }
+int main(void) { pthread_t t; pthread_create(&t, 0, run, 0); pthread_exit(0); }
+`), 0o644)
+	if out, err := exec.Command(gcc, "-O1", "-pthread", "-o", bin, src).CombinedOutput(); err != nil {
+		t.Skipf("cannot build the test program: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// rt28Threads returns the state of each live thread of the processes
+// running exe (by the exe link of their threads), by pid.
+func rt28Threads(exe string) map[int][]byte {
+	found := map[int][]byte{}
+	names, _ := filepath.Glob("/proc/[0-9]*")
+	for _, d := range names {
+		tasks, _ := filepath.Glob(d + "/task/*")
+		for _, task := range tasks {
+			if l, err := os.Readlink(task + "/exe"); err != nil || l != exe {
+				continue
+			}
+			pid, _ := strconv.Atoi(filepath.Base(d))
+			tid, _ := strconv.Atoi(filepath.Base(task))
+			if st, ok := rt20State(tid); ok && st != 'Z' && st != 'X' {
+				found[pid] = append(found[pid], st)
+			}
+		}
+	}
+	return found
+}
+
+// TestRT28JobControlMainThreadExited: DEFECT (fixed). README, Job
+// control: a SIGTSTP to sbx "stops the command's whole tree with it
+// (... every other process of the run: sbx's descendants, which under
+// PID-namespace containment are all of the namespace's ...)". A process
+// that left the command's session (setsid) and whose main thread ended
+// (pthread_exit) ran on while sbx and the job were stopped: the walk of
+// the run's processes read /proc/PID/stat, whose state is the main
+// thread's (Z), and took it for a zombie (cmd/sbx/jobtree_linux.go).
+func TestRT28JobControlMainThreadExited(t *testing.T) {
+	thr := rt28Thr(t)
+	defer func() {
+		for pid := range rt28Threads(thr) {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}()
+	cmd, out, _ := rt20Start(t, "run", "--events", "--timeout", "60s", "--profile", "danger-full-access", "--",
+		"sh", "-c", "setsid "+thr+" >/dev/null 2>&1 & echo ready; exec sleep 60")
+	rt20UntilReady(t, out)
+	var pid int
+	rt20Wait(t, "the program's main thread to end", func() bool {
+		for p := range rt28Threads(thr) {
+			if st, ok := rt20State(p); ok && st == 'Z' {
+				pid = p
+				return true
+			}
+		}
+		return false
+	})
+	threads := func(want byte) func() bool {
+		return func() bool {
+			sts := rt28Threads(thr)[pid]
+			for _, st := range sts {
+				if (st == 'T') != (want == 'T') {
+					return false
+				}
+			}
+			return len(sts) > 0
+		}
+	}
+	cmd.Process.Signal(syscall.SIGTSTP)
+	rt20Wait(t, "sbx stopped", func() bool { st, _ := rt20State(cmd.Process.Pid); return st == 'T' })
+	rt20Wait(t, "the program's running thread stopped", threads('T'))
+	cmd.Process.Signal(syscall.SIGCONT)
+	rt20Wait(t, "the program resumed", threads('R'))
+	cmd.Process.Signal(syscall.SIGTERM)
+	res := rt20LastExit(t, out)
+	cmd.Wait()
+	if st := rt20Status(cmd); st.ExitStatus() != 143 || !res.Cancelled {
+		t.Errorf("status %v, result %+v; want 143, cancelled", st, res)
+	}
+	if left := rt28Threads(thr); len(left) > 0 {
+		t.Errorf("survivors: %v", left)
 	}
 }
