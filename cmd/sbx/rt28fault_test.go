@@ -9,19 +9,44 @@ package main
 // checked against the README's "Running commands: sbx" section and
 // "Known limits".
 //
-// FINDINGS (each test failed on the code it was written against):
+// FINDINGS (each test failed on the code it was written against; the
+// executor's share is in executor/redteam28_test.go):
 //
-//   - TestRT28StalledReaderFalseTimeout (fixed): a command that writes
-//     a little more than sbx's stdout pipe holds and exits at once (its
-//     own status 3), with sbx's reader stalled past --timeout (`sbx run
-//     -- make | less`, read slowly): sbx reported "timed out after 1.5s;
-//     the command and everything it started were killed", exit 124
-//     (timed_out in --events), and the command's status was lost. The
-//     loop was held in the live write (bounded by the deadline) when
-//     the leader exited, and on its return acted on the deadline before
-//     polling the exit again.
+//   - TestRT28StalledReaderFalseTimeout (fixed, executor/exec_linux.go):
+//     a command that writes a little more than sbx's stdout pipe holds
+//     and exits at once (its own status 3), with sbx's reader stalled
+//     past --timeout (`sbx run -- make | less`, read slowly): sbx
+//     reported "timed out after 1.5s; the command and everything it
+//     started were killed", exit 124 (timed_out in --events), and the
+//     command's status was lost. The loop was held in the live write
+//     (bounded by the deadline) when the leader exited, and on its return
+//     acted on the deadline before polling the exit again.
+//   - TestRT28JobControlMainThreadExited (fixed, cmd/sbx/jobtree_linux.go):
+//     ^Z under PID-namespace containment (the default) left running a
+//     setsid'd process whose main thread had ended (pthread_exit) while
+//     sbx and the job were reported stopped: the walk of the run's
+//     processes took it for a zombie (/proc/PID/stat shows the main
+//     thread's state, Z). The same process defeated cgroup.kill and the
+//     process-group sweep (executor: TestRedTeam28MainThreadExited).
+//   - TestRT28TimeoutOutOfRangeMessage (fixed, minor, cmd/sbx/run.go): a
+//     well-formed --timeout beyond the largest duration (9999999h) said
+//     only `invalid duration "9999999h"`, though the README promises the
+//     why ("a value beyond about 292 years").
+//   - TestRT28HoleDrainBoundStalledReader (known limit, SBX_RT28_HOLES=1;
+//     README, red team 28): while the live output waits for a stalled
+//     reader, the 2 s drain bound after the command's end does not apply
+//     (the run's deadline bounds the wait; --timeout 0, nothing).
 //
-// What held is in TestRT28Held.
+// Held (TestRT28Held, and probes not kept as tests): the command's
+// stdout pipe shrunk to a page, grown to 1 MiB or made non-blocking with
+// many small writes (counts and the cap exact); --artifact a device, a
+// directory, an endless pipe (64 MiB bound); a full TMPDIR; RLIMIT_STACK
+// 16 KiB and unlimited, RLIMIT_SIGPENDING 0, RLIMIT_CPU 1, RLIMIT_LOCKS 0,
+// RLIMIT_NOFILE 32 with the supervisor started; 2 MB of environment with
+// the supervisor started; non-UTF-8 and control characters in argv and
+// --cwd in every output mode; a full-buffer run's drain bound; a command
+// freezing its own cgroup; every flag with a missing, negative, huge or
+// garbage value; a command's own "sbx: ..." line and its own 126/127.
 //
 //	go test -count=1 -run TestRT28 -v ./cmd/sbx
 
@@ -230,5 +255,123 @@ func TestRT28JobControlMainThreadExited(t *testing.T) {
 	}
 	if left := rt28Threads(thr); len(left) > 0 {
 		t.Errorf("survivors: %v", left)
+	}
+}
+
+// TestRT28Held: classes this pass tried that held, and that no earlier
+// test covers.
+func TestRT28Held(t *testing.T) {
+	type result struct {
+		ExitCode    int     `json:"exit_code"`
+		SbxError    *string `json:"sbx_error"`
+		Stdout      string  `json:"stdout"`
+		StdoutBytes int64   `json:"stdout_bytes"`
+		StdoutOmit  int64   `json:"stdout_omitted_bytes"`
+		StdoutTrunc bool    `json:"stdout_truncated"`
+		CutShort    bool    `json:"stdout_cut_short"`
+	}
+	run := func(t *testing.T, args ...string) (int, result, string) {
+		t.Helper()
+		code, stdout, stderr := rt27Run(t, t.TempDir(), nil, args...)
+		var r result
+		if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+			t.Fatalf("%v: status %d, not one JSON object: %.300q %.300q", args, code, stdout, stderr)
+		}
+		return code, r, stderr
+	}
+	// The command shrinks its stdout pipe to one page, grows it to 1 MiB,
+	// or makes it non-blocking (its own file description: sbx's read end
+	// is not affected), and writes in many tiny writes: exact counts, the
+	// cap to the byte, nothing cut short.
+	t.Run("odd stdout pipes", func(t *testing.T) {
+		py, err := exec.LookPath("python3")
+		if err != nil {
+			t.Skip("no python3")
+		}
+		for _, setup := range []string{
+			"fcntl.fcntl(1, 1031, 4096)",
+			"fcntl.fcntl(1, 1031, 1 << 20)",
+			"fcntl.fcntl(1, fcntl.F_SETFL, fcntl.fcntl(1, fcntl.F_GETFL) | os.O_NONBLOCK)",
+		} {
+			script := "import fcntl, os, sys\n" + setup + "\nn = 0\nwhile n < 300000:\n    try:\n        n += os.write(1, b'y' * 1000)\n    except BlockingIOError:\n        pass\nfor i in range(2000):\n    os.write(2, b'e')\n"
+			code, r, stderr := run(t, "run", "--json", "--profile", "danger-full-access", "--output-cap", "1001", "--", py, "-c", script)
+			if code != 0 || r.StdoutBytes != 300000 || len(r.Stdout) != 1001 || r.StdoutOmit != 300000-1001 || !r.StdoutTrunc || r.CutShort {
+				t.Errorf("%s: status %d, %+v, %.200q", setup, code, r, stderr)
+			}
+		}
+	})
+	// An artifact that is a device that never ends: 125, one JSON
+	// object, at once.
+	t.Run("device artifact", func(t *testing.T) {
+		code, r, _ := run(t, "run", "--json", "--artifact", "/dev/zero", "--", "true")
+		if code != 125 || r.SbxError == nil || !strings.Contains(*r.SbxError, "character device") {
+			t.Errorf("/dev/zero: status %d, %+v", code, r)
+		}
+	})
+}
+
+// TestRT28HoleDrainBoundStalledReader: KNOWN LIMIT (SBX_RT28_HOLES=1).
+// README: "Pipes held open by something outside the containment are
+// drained for at most 2 s after the command ended". While sbx's live
+// output waits for a reader that stopped reading, the loop that enforces
+// that bound is held in the write, which only the run's deadline (or a
+// signal) ends: here the command ends at 0.3 s, a process outside it
+// (this test, through /proc/PID/fd/1) keeps its stdout open and writing,
+// and sbx ends at the 8 s deadline, not about 2 s after the command.
+// With --timeout 0 it would not end at all.
+func TestRT28HoleDrainBoundStalledReader(t *testing.T) {
+	if os.Getenv("SBX_RT28_HOLES") != "1" {
+		t.Skip("known limit; SBX_RT28_HOLES=1 reproduces it")
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	cmd := exec.Command(rt20Sbx(t), "run", "--profile", "danger-full-access", "--timeout", "8s", "--", "sleep", "0.300128")
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = w, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	var holder *os.File
+	rt20Wait(t, "the command", func() bool {
+		names, _ := filepath.Glob("/proc/[0-9]*")
+		for _, d := range names {
+			if b, _ := os.ReadFile(d + "/cmdline"); bytes.Contains(b, []byte("0.300128")) {
+				if l, _ := os.Readlink(d + "/exe"); strings.HasSuffix(l, "/sleep") {
+					if f, err := os.OpenFile(d+"/fd/1", os.O_WRONLY, 0); err == nil {
+						holder = f
+						return true
+					}
+				}
+			}
+		}
+		return false
+	})
+	start := time.Now()
+	done := make(chan struct{})
+	go func() {
+		b := bytes.Repeat([]byte("z"), 4096)
+		for {
+			select {
+			case <-done:
+				holder.Close()
+				return
+			default:
+			}
+			holder.Write(b) // blocks while the pipe is full: fine, sbx drains it
+		}
+	}()
+	ended := rt25Exited(cmd, 20*time.Second)
+	close(done)
+	go io.Copy(io.Discard, r)
+	if !ended {
+		cmd.Process.Kill()
+		t.Fatal("sbx did not end")
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("sbx ended %v after the command's start (status %d, %q); want about 2 s after the command's end", d, rt20Status(cmd).ExitStatus(), stderr.String())
 	}
 }
