@@ -36,6 +36,11 @@ package main
 //     README, red team 28): while the live output waits for a stalled
 //     reader, the 2 s drain bound after the command's end does not apply
 //     (the run's deadline bounds the wait; --timeout 0, nothing).
+//   - TestRT28HoleProcessGroupNonDumpable (known limit, SBX_RT28_HOLES=1;
+//     README, Containment): under process-group containment, as uid
+//     65534, a process that makes itself non-dumpable and calls setsid
+//     keeps the token but hides it (/proc/PID/environ needs ptrace
+//     access) and outlives the run.
 //
 // Held (TestRT28Held, and probes not kept as tests): the command's
 // stdout pipe shrunk to a page, grown to 1 MiB or made non-blocking with
@@ -373,5 +378,59 @@ func TestRT28HoleDrainBoundStalledReader(t *testing.T) {
 	}
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("sbx ended %v after the command's start (status %d, %q); want about 2 s after the command's end", d, rt20Status(cmd).ExitStatus(), stderr.String())
+	}
+}
+
+// TestRT28HoleProcessGroupNonDumpable: KNOWN LIMIT (SBX_RT28_HOLES=1;
+// README, Containment). Process-group containment finds the processes
+// that left the command's session by the run's token in their
+// environment; a process that makes itself non-dumpable
+// (prctl(PR_SET_DUMPABLE, 0), as setuid and file-capability programs
+// are made too) keeps the token but hides it: /proc/PID/environ needs
+// ptrace access, which another process of the same user (sbx run as uid
+// 65534) lacks. Such a process that also calls setsid outlives the run,
+// without clearing its environment, the way out the README named.
+func TestRT28HoleProcessGroupNonDumpable(t *testing.T) {
+	if os.Getenv("SBX_RT28_HOLES") != "1" {
+		t.Skip("known limit; SBX_RT28_HOLES=1 reproduces it")
+	}
+	gcc, err := exec.LookPath("gcc")
+	if err != nil {
+		t.Skip("no gcc")
+	}
+	sbx, dir, attr := rt22Nobody(t)
+	nodump := filepath.Join(filepath.Dir(sbx), "nodump")
+	src := nodump + ".c"
+	os.WriteFile(src, []byte("#include <sys/prctl.h>\n#include <unistd.h>\nint main(void) { prctl(PR_SET_DUMPABLE, 0); setsid(); for (;;) pause(); }\n"), 0o644)
+	if out, err := exec.Command(gcc, "-O1", "-o", nodump, src).CombinedOutput(); err != nil {
+		t.Skipf("gcc: %v\n%s", err, out)
+	}
+	os.Chmod(nodump, 0o755)
+	defer func() {
+		names, _ := filepath.Glob("/proc/[0-9]*")
+		for _, d := range names {
+			if l, _ := os.Readlink(d + "/exe"); l == nodump {
+				pid, _ := strconv.Atoi(filepath.Base(d))
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	}()
+	// The shell waits until the program has left its session (and so
+	// made itself non-dumpable first), then ends.
+	script := nodump + ` >/dev/null 2>&1 & p=$!; while [ "$(cut -d' ' -f6 /proc/$p/stat)" = "$$" ]; do :; done; echo started`
+	cmd := exec.Command(sbx, "run", "--json", "--profile", "danger-full-access", "--containment", "process-group", "--timeout", "10s", "--", "sh", "-c", script)
+	cmd.Dir, cmd.SysProcAttr = dir, attr
+	out, _ := cmd.Output()
+	var left []string
+	names, _ := filepath.Glob("/proc/[0-9]*")
+	for _, d := range names {
+		if l, _ := os.Readlink(d + "/exe"); l == nodump {
+			if st, ok := rt20State(func() int { p, _ := strconv.Atoi(filepath.Base(d)); return p }()); ok && st != 'Z' {
+				left = append(left, d)
+			}
+		}
+	}
+	if len(left) > 0 {
+		t.Errorf("outlived the run (%.200q): %v", out, left)
 	}
 }
