@@ -18,19 +18,33 @@ import (
 // the system's init). A signal to the command's process group misses
 // those that left it (setsid, a double fork).
 type runTree struct {
-	// cgroup is the leader's /proc/PID/cgroup when the run has a cgroup of
-	// its own, else nil.
+	// cgroup is the cgroup v2 line of the leader's /proc/PID/cgroup when
+	// the run has a cgroup of its own, else nil.
 	cgroup []byte
 }
 
 func newRunTree(leader int, cgroup bool) *runTree {
 	t := &runTree{}
 	if cgroup {
-		if b, err := os.ReadFile("/proc/" + strconv.Itoa(leader) + "/cgroup"); err == nil && len(b) > 0 {
-			t.cgroup = b
+		if b, err := os.ReadFile("/proc/" + strconv.Itoa(leader) + "/cgroup"); err == nil {
+			t.cgroup = unifiedLine(b)
 		}
 	}
 	return t
+}
+
+// unifiedLine is the cgroup v2 line ("0::/path") of a /proc/PID/cgroup,
+// or nil. Only it names the run's cgroup: on a hybrid system the v1
+// hierarchies' lines can differ between processes of the run (a process
+// whose main thread ended shows the v1 roots; red team 28: a ^Z left
+// such a process running under cgroup containment).
+func unifiedLine(b []byte) []byte {
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		if bytes.HasPrefix(line, []byte("0::")) {
+			return line
+		}
+	}
+	return nil
 }
 
 // procEntry is what a pass reads of a process.
@@ -90,7 +104,7 @@ func (t *runTree) mine(pid int, e procEntry, procs map[int]procEntry, self int) 
 	}
 	if t.cgroup != nil {
 		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cgroup")
-		return err == nil && bytes.Equal(b, t.cgroup)
+		return err == nil && bytes.Equal(unifiedLine(b), t.cgroup)
 	}
 	return false
 }
