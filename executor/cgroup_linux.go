@@ -216,15 +216,15 @@ func killCgroup(dir string) error {
 	return nil
 }
 
-// killListed sends SIGKILL to each process listed in the cgroup.procs of
-// dir and of the cgroups below it. cgroup.kill does not reach a process
-// whose main thread has ended (pthread_exit) while its other threads run
-// on: the kernel signals each process through its leader thread, and an
-// ended thread has no signal handlers left to signal through (red team
-// 28: such a process survived the run, reparented to init, and sbx waited
-// 10 s and exited 125). kill(2) reaches it. Each pid is signalled through
-// a pidfd taken while the pid is still listed, so that a pid reused
-// meanwhile is not hit.
+// killListed sends SIGKILL to the processes listed in the cgroup.procs of
+// dir and of the cgroups below it whose main thread has ended
+// (pthread_exit) while other threads run on: /proc/PID/stat shows the
+// main thread's state, Z. cgroup.kill does not reach such a process (seen
+// on Linux 6.18; red team 28: it survived the run, reparented to init,
+// and sbx waited 10 s and exited 125); kill(2) does. The others are
+// cgroup.kill's: each listed pid costs one read of its stat here. Each
+// pid is signalled through a pidfd taken while the pid is still listed,
+// so that a pid reused meanwhile is not hit.
 func killListed(dir string) {
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
@@ -240,6 +240,9 @@ func killListed(dir string) {
 	for _, f := range strings.Fields(string(data)) {
 		pid, err := strconv.Atoi(f)
 		if err != nil || pid <= 0 {
+			continue
+		}
+		if st, err := readProcStat(pid); err != nil || st.state != 'Z' {
 			continue
 		}
 		fd, err := unix.PidfdOpen(pid, 0)
