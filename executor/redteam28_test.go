@@ -43,7 +43,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -56,36 +55,18 @@ import (
 // pauses. With "vfork" the program vforks a child that pauses for ever.
 func rt28Thr(t *testing.T) string {
 	t.Helper()
-	rt28ThrOnce.Do(func() {
-		gcc, err := exec.LookPath("gcc")
-		if err != nil {
-			rt28ThrErr = err
-			return
-		}
-		dir, err := os.MkdirTemp("", "rt28thr")
-		if err != nil {
-			rt28ThrErr = err
-			return
-		}
-		os.Chmod(dir, 0o755)
-		src := filepath.Join(dir, "thr.c")
-		os.WriteFile(src, []byte(rt28ThrSrc), 0o644)
-		rt28ThrPath = filepath.Join(dir, "thr")
-		if out, err := exec.Command(gcc, "-O1", "-pthread", "-o", rt28ThrPath, src).CombinedOutput(); err != nil {
-			rt28ThrErr = errors.New(string(out))
-		}
-	})
-	if rt28ThrErr != nil {
-		t.Skipf("cannot build the test program: %v", rt28ThrErr)
+	gcc, err := exec.LookPath("gcc")
+	if err != nil {
+		t.Skip("no gcc to build the test program")
 	}
-	return rt28ThrPath
+	dir := t.TempDir()
+	src, bin := filepath.Join(dir, "thr.c"), filepath.Join(dir, "thr")
+	os.WriteFile(src, []byte(rt28ThrSrc), 0o644)
+	if out, err := exec.Command(gcc, "-O1", "-pthread", "-o", bin, src).CombinedOutput(); err != nil {
+		t.Skipf("cannot build the test program: %v\n%s", err, out)
+	}
+	return bin
 }
-
-var (
-	rt28ThrOnce sync.Once
-	rt28ThrPath string
-	rt28ThrErr  error
-)
 
 const rt28ThrSrc = `#include <pthread.h>
 #include <unistd.h>
