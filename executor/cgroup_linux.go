@@ -8,10 +8,13 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // cgroupPrefix starts the name of every cgroup the executor creates:
@@ -209,7 +212,49 @@ func killCgroup(dir string) error {
 	if err := os.WriteFile(filepath.Join(dir, "cgroup.kill"), []byte("1"), 0); err != nil {
 		return fmt.Errorf("killing cgroup %s: %w", dir, err)
 	}
+	killListed(dir)
 	return nil
+}
+
+// killListed sends SIGKILL to the processes listed in the cgroup.procs of
+// dir and of the cgroups below it whose main thread has ended
+// (pthread_exit) while other threads run on: /proc/PID/stat shows the
+// main thread's state, Z. cgroup.kill does not reach such a process (seen
+// on Linux 6.18; red team 28: it survived the run, reparented to init,
+// and sbx waited 10 s and exited 125); kill(2) does. The others are
+// cgroup.kill's: each listed pid costs one read of its stat here. Each
+// pid is signalled through a pidfd taken while the pid is still listed,
+// so that a pid reused meanwhile is not hit.
+func killListed(dir string) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if e.IsDir() {
+			killListed(filepath.Join(dir, e.Name()))
+		}
+	}
+	procs := filepath.Join(dir, "cgroup.procs")
+	data, err := os.ReadFile(procs)
+	if err != nil || len(data) == 0 {
+		return
+	}
+	for _, f := range strings.Fields(string(data)) {
+		pid, err := strconv.Atoi(f)
+		if err != nil || pid <= 0 {
+			continue
+		}
+		if st, err := readProcStat(pid); err != nil || st.state != 'Z' {
+			continue
+		}
+		fd, err := unix.PidfdOpen(pid, 0)
+		if err != nil {
+			continue // gone
+		}
+		// Still listed once the pidfd is held: the pidfd is that process.
+		if again, err := os.ReadFile(procs); err == nil && slices.Contains(strings.Fields(string(again)), f) {
+			unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0)
+		}
+		unix.Close(fd)
+	}
 }
 
 // waitEmpty polls cgroup.events until the cgroup has no process left.

@@ -374,6 +374,29 @@ func eachProcess(fn func(pid int, st procStat)) {
 	}
 }
 
+// liveThread returns a thread of process pid that is not a zombie (its
+// main thread is), or 0.
+func liveThread(pid int) int {
+	d, err := os.Open("/proc/" + strconv.Itoa(pid) + "/task")
+	if err != nil {
+		return 0
+	}
+	names, _ := d.Readdirnames(-1)
+	d.Close()
+	for _, n := range names {
+		tid, err := strconv.Atoi(n)
+		if err != nil || tid == pid {
+			continue
+		}
+		if b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/task/" + n + "/stat"); err == nil {
+			if st, err := parseProcStat(b); err == nil && st.state != 'Z' && st.state != 'X' {
+				return tid
+			}
+		}
+	}
+	return 0
+}
+
 // reapZombie collects the exit status of pid, a zombie child of this process,
 // without waiting.
 func reapZombie(pid int) {
@@ -394,17 +417,27 @@ func (c *linuxContainer) killStragglers() (alive int) {
 		if pid == c.pid {
 			return
 		}
+		// The state is the main thread's: a process whose main thread
+		// ended (pthread_exit) while others run on shows Z, and its
+		// environ can only be read through a live thread (red team 28:
+		// such a process, setsid'd with the token kept, was taken for a
+		// zombie and outlived the run).
+		environ := "/proc/" + strconv.Itoa(pid) + "/environ"
 		if st.state == 'Z' || st.state == 'X' {
-			// Orphans of the command were reparented to this process (the
-			// subreaper): reap those known to be the command's.
-			if st.ppid == self && (c.killed[pid] || st.pgrp == c.pid || st.session == c.pid) {
-				reapZombie(pid)
+			if tid := liveThread(pid); tid > 0 {
+				environ = "/proc/" + strconv.Itoa(pid) + "/task/" + strconv.Itoa(tid) + "/environ"
+			} else {
+				// Orphans of the command were reparented to this process
+				// (the subreaper): reap those known to be the command's.
+				if st.ppid == self && (c.killed[pid] || st.pgrp == c.pid || st.session == c.pid) {
+					reapZombie(pid)
+				}
+				return
 			}
-			return
 		}
 		mine := st.pgrp == c.pid || st.session == c.pid || c.killed[pid]
 		if !mine {
-			env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+			env, err := os.ReadFile(environ)
 			mine = err == nil && bytes.Contains(env, needle)
 		}
 		if mine {

@@ -609,10 +609,33 @@ func (lp *loop) run() (cleanupErr, waitErr error) {
 				stuckEnd = now.Add(cleanupTimeout)
 			}
 		case !lp.timedOut && !expire.IsZero() && !now.Before(expire):
+			// The leader may have ended while this round's reads held the
+			// loop (an OnOutput that waited, as sbx's live output does
+			// for a reader that stopped reading, up to this very
+			// deadline): its end, which the poll above did not see, comes
+			// first. Red team 28: a command that had exited 3 long
+			// before was reported as timed out (124) and "killed".
+			if lp.endPending() {
+				continue
+			}
 			lp.timedOut = true
 			lp.ct.kill()
 			stuckEnd = now.Add(cleanupTimeout)
 		}
+	}
+}
+
+// endPending reports whether the leader's exit (its pidfd, or the exit
+// eventfd) or the launcher's end report is readable now, not yet handled:
+// the next round of the loop takes it.
+func (lp *loop) endPending() bool {
+	pfd := [2]unix.PollFd{{Fd: int32(lp.exitFD), Events: unix.POLLIN}, {Fd: int32(lp.endFD), Events: unix.POLLIN}}
+	for {
+		n, err := unix.Poll(pfd[:], 0)
+		if err == unix.EINTR {
+			continue
+		}
+		return err == nil && n > 0
 	}
 }
 

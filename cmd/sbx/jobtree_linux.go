@@ -18,19 +18,33 @@ import (
 // the system's init). A signal to the command's process group misses
 // those that left it (setsid, a double fork).
 type runTree struct {
-	// cgroup is the leader's /proc/PID/cgroup when the run has a cgroup of
-	// its own, else nil.
+	// cgroup is the cgroup v2 line of the leader's /proc/PID/cgroup when
+	// the run has a cgroup of its own, else nil.
 	cgroup []byte
 }
 
 func newRunTree(leader int, cgroup bool) *runTree {
 	t := &runTree{}
 	if cgroup {
-		if b, err := os.ReadFile("/proc/" + strconv.Itoa(leader) + "/cgroup"); err == nil && len(b) > 0 {
-			t.cgroup = b
+		if b, err := os.ReadFile("/proc/" + strconv.Itoa(leader) + "/cgroup"); err == nil {
+			t.cgroup = unifiedLine(b)
 		}
 	}
 	return t
+}
+
+// unifiedLine is the cgroup v2 line ("0::/path") of a /proc/PID/cgroup,
+// or nil. Only it names the run's cgroup: on a hybrid system the v1
+// hierarchies' lines can differ between processes of the run (a process
+// whose main thread ended shows the v1 roots; red team 28: a ^Z left
+// such a process running under cgroup containment).
+func unifiedLine(b []byte) []byte {
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		if bytes.HasPrefix(line, []byte("0::")) {
+			return line
+		}
+	}
+	return nil
 }
 
 // procEntry is what a pass reads of a process.
@@ -90,7 +104,7 @@ func (t *runTree) mine(pid int, e procEntry, procs map[int]procEntry, self int) 
 	}
 	if t.cgroup != nil {
 		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cgroup")
-		return err == nil && bytes.Equal(b, t.cgroup)
+		return err == nil && bytes.Equal(unifiedLine(b), t.cgroup)
 	}
 	return false
 }
@@ -130,7 +144,7 @@ func readProc(pid int) (e procEntry, ok bool) {
 		return e, false
 	}
 	f := bytes.Fields(b[i+1:])
-	if len(f) < 20 || f[0][0] == 'Z' || f[0][0] == 'X' {
+	if len(f) < 20 || (f[0][0] == 'Z' || f[0][0] == 'X') && !liveThread(pid) {
 		return e, false
 	}
 	ppid, err := strconv.Atoi(string(f[1]))
@@ -138,6 +152,30 @@ func readProc(pid int) (e procEntry, ok bool) {
 		return e, false
 	}
 	return procEntry{ppid: ppid, start: string(f[19])}, true
+}
+
+// liveThread reports whether a process whose stat shows a zombie (the
+// state is its main thread's) has a thread that is not one: its main
+// thread ended (pthread_exit) while the others run on. Such a process is
+// alive, and a stop signal reaches it (red team 28: a ^Z left one running
+// while the job was reported stopped).
+func liveThread(pid int) bool {
+	d, err := os.Open("/proc/" + strconv.Itoa(pid) + "/task")
+	if err != nil {
+		return false
+	}
+	names, _ := d.Readdirnames(-1)
+	d.Close()
+	for _, n := range names {
+		if n == strconv.Itoa(pid) {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/task/" + n + "/stat")
+		if i := bytes.LastIndexByte(b, ')'); err == nil && i >= 0 && i+2 < len(b) && b[i+2] != 'Z' && b[i+2] != 'X' {
+			return true
+		}
+	}
+	return false
 }
 
 // pidfdSignalProcessGroup is pidfd_send_signal's PIDFD_SIGNAL_PROCESS_GROUP

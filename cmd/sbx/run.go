@@ -7,9 +7,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -112,12 +114,23 @@ type durationFlag time.Duration
 
 func (d *durationFlag) String() string { return time.Duration(*d).String() }
 
+// wellFormedDuration matches what time.ParseDuration reads as a duration
+// (signed decimal numbers, each with a unit), whatever its size: such a
+// value that ParseDuration refuses is out of range.
+var wellFormedDuration = regexp.MustCompile(`^[-+]?(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+$`)
+
 func (d *durationFlag) Set(v string) error {
 	t, err := time.ParseDuration(v)
 	if err != nil {
 		// ParseDuration says which part is wrong (an unknown unit, a
-		// value out of range: about 292 years at most).
-		return fmt.Errorf("%v; want a duration such as 500ms, 30s or 2m", strings.TrimPrefix(err.Error(), "time: "))
+		// missing one), but for a well-formed value beyond what a
+		// duration holds only "invalid duration" (red team 28: the
+		// README promised the why, and 9999999h said none).
+		why := strings.TrimPrefix(err.Error(), "time: ")
+		if wellFormedDuration.MatchString(v) {
+			why = fmt.Sprintf("%q is out of range: a timeout is at most %v (about 292 years)", v, time.Duration(math.MaxInt64))
+		}
+		return fmt.Errorf("%v; want a duration such as 500ms, 30s or 2m", why)
 	}
 	if t == 0 && strings.ContainsAny(v, "123456789") {
 		// ParseDuration drops fractions of a nanosecond: a positive
