@@ -167,6 +167,18 @@ func TestRT28TimeoutOutOfRangeMessage(t *testing.T) {
 	}
 }
 
+// TestWellFormedDuration: the hand-written check agrees with what
+// time.ParseDuration accepts, for values in range.
+func TestWellFormedDuration(t *testing.T) {
+	for _, v := range []string{"1s", "+1s", "-1.5h", ".5m", "5.h", "1h2m3s4ms5us6µs7μs8ns", "0", "1", "", "-", "+", ".", "1.5.5s", "1x", "s", "1s-", "1ss", "--1s", "1e3s", " 1s", "1 s"} {
+		_, err := time.ParseDuration(v)
+		want := err == nil && v != "0" // "0" parses without a unit
+		if got := wellFormedDuration(v); got != want {
+			t.Errorf("wellFormedDuration(%q) = %v, want %v", v, got, want)
+		}
+	}
+}
+
 // rt28Thr builds a program whose main thread ends (pthread_exit) while a
 // second thread writes to stdout without end: a process whose
 // /proc/PID/stat shows the main thread's state, Z, and runs on.

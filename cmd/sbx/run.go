@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -114,10 +113,47 @@ type durationFlag time.Duration
 
 func (d *durationFlag) String() string { return time.Duration(*d).String() }
 
-// wellFormedDuration matches what time.ParseDuration reads as a duration
-// (signed decimal numbers, each with a unit), whatever its size: such a
-// value that ParseDuration refuses is out of range.
-var wellFormedDuration = regexp.MustCompile(`^[-+]?(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+$`)
+// wellFormedDuration reports whether v is what time.ParseDuration reads
+// as a duration (signed decimal numbers, each with a unit), whatever its
+// size: such a value that ParseDuration refuses is out of range. Written
+// out rather than as a regular expression: package regexp would be linked
+// into sbx, and a compiled pattern built at every start, for an error
+// message.
+func wellFormedDuration(v string) bool {
+	v = strings.TrimLeft(v[:min(len(v), 1)], "+-") + v[min(len(v), 1):]
+	if v == "" {
+		return false
+	}
+	for v != "" {
+		i := 0
+		for i < len(v) && v[i] >= '0' && v[i] <= '9' {
+			i++
+		}
+		digits := i
+		if i < len(v) && v[i] == '.' {
+			i++
+			for i < len(v) && v[i] >= '0' && v[i] <= '9' {
+				i++
+				digits++
+			}
+		}
+		if digits == 0 {
+			return false
+		}
+		v = v[i:]
+		unit := 0
+		for _, u := range []string{"ns", "us", "µs", "μs", "ms", "s", "m", "h"} {
+			if strings.HasPrefix(v, u) && len(u) > unit {
+				unit = len(u)
+			}
+		}
+		if unit == 0 {
+			return false
+		}
+		v = v[unit:]
+	}
+	return true
+}
 
 func (d *durationFlag) Set(v string) error {
 	t, err := time.ParseDuration(v)
@@ -127,7 +163,7 @@ func (d *durationFlag) Set(v string) error {
 		// duration holds only "invalid duration" (red team 28: the
 		// README promised the why, and 9999999h said none).
 		why := strings.TrimPrefix(err.Error(), "time: ")
-		if wellFormedDuration.MatchString(v) {
+		if wellFormedDuration(v) {
 			why = fmt.Sprintf("%q is out of range: a timeout is at most %v (about 292 years)", v, time.Duration(math.MaxInt64))
 		}
 		return fmt.Errorf("%v; want a duration such as 500ms, 30s or 2m", why)

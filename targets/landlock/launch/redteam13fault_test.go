@@ -1135,7 +1135,7 @@ func TestRedTeam13FaultKillSweep(t *testing.T) {
 				}
 				mounts, shm, tmpd := rt12fMountCount(), rt13fEntries("/dev/shm"), rt13fEntries(tmp)
 				cgRoot := rt11CgroupRoot()
-				cgs, _ := filepath.Glob(cgRoot + "/sbx-*")
+				cgs := rtOrphanCgroups(cgRoot)
 				const steps = 40
 				started := 0
 				for i := 0; i <= steps && !t.Failed(); i++ {
@@ -1164,7 +1164,7 @@ func TestRedTeam13FaultKillSweep(t *testing.T) {
 					if n := rt13fNew(tmpd, rt13fEntries(tmp)); len(n) > 0 {
 						t.Errorf("kill at %v: new in TMPDIR: %v", d, n)
 					}
-					if now, _ := filepath.Glob(cgRoot + "/sbx-*"); len(now) > len(cgs) {
+					if now := rtOrphanCgroups(cgRoot); len(now) > len(cgs) {
 						t.Errorf("kill at %v: cgroups %v (before %v)", d, now, cgs)
 					}
 				}

@@ -170,14 +170,14 @@ type rt14fLeftovers struct {
 }
 
 func rt14fSnapshot(tmp string) rt14fLeftovers {
-	cgs, _ := filepath.Glob(rt11CgroupRoot() + "/sbx-*")
+	cgs := rtOrphanCgroups(rt11CgroupRoot())
 	return rt14fLeftovers{cgs: cgs, shm: rt13fEntries("/dev/shm"), tmp: rt13fEntries(tmp), tmpDir: tmp}
 }
 
 // diff reports what is new since s.
 func (s rt14fLeftovers) diff() []string {
 	var out []string
-	now, _ := filepath.Glob(rt11CgroupRoot() + "/sbx-*")
+	now := rtOrphanCgroups(rt11CgroupRoot())
 	old := map[string]bool{}
 	for _, c := range s.cgs {
 		old[c] = true
@@ -194,6 +194,37 @@ func (s rt14fLeftovers) diff() []string {
 		out = append(out, "TMPDIR/"+n)
 	}
 	return out
+}
+
+// rtOrphanCgroups lists the executor's cgroups (sbx-PID-START-N) below
+// root whose creator, the process of that pid and start time, is no longer
+// running: what a killed sbx left. A cgroup whose creator runs is a run in
+// flight, and not necessarily this test's: go test runs other packages
+// (cmd/sbx, executor, whose tests use cgroup containment) beside this one,
+// and CI saw their cgroups come and go during the sweeps here.
+func rtOrphanCgroups(root string) []string {
+	all, _ := filepath.Glob(root + "/sbx-*")
+	var out []string
+	for _, c := range all {
+		f := strings.Split(strings.TrimPrefix(filepath.Base(c), "sbx-"), "-")
+		if len(f) == 3 && rtProcStarted(f[0], f[1]) {
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// rtProcStarted reports whether process pid runs and started at start
+// (clock ticks after boot, /proc/PID/stat's starttime).
+func rtProcStarted(pid, start string) bool {
+	b, err := os.ReadFile("/proc/" + pid + "/stat")
+	i := bytes.LastIndexByte(b, ')')
+	if err != nil || i < 0 {
+		return false
+	}
+	f := strings.Fields(string(b[i+1:]))
+	return len(f) > 19 && f[19] == start
 }
 
 // rt14fSweepCase is one configuration swept with kill points.
