@@ -37,6 +37,11 @@ type Outcome struct {
 	Reached bool
 	// Births counts the processes the program created.
 	Births int
+	// Pids lists the program's pid and every process the tracer saw
+	// created below it (also after an exec): what a run leaves that is
+	// named after its creator (an executor cgroup, sbx-PID-...) can be
+	// told from what other programs on the machine leave.
+	Pids []int
 	// Syscall names the system call the held child was entering.
 	Syscall string
 	// Survivors lists processes still alive Settle after the program
@@ -82,6 +87,7 @@ func Run(cmd *exec.Cmd, p Point, o Options) (Outcome, error) {
 		return Outcome{}, err
 	}
 	t := &tracer{root: cmd.Process.Pid, point: p, tracees: map[int]*tracee{}, settle: o.Settle, until: o.Until}
+	t.out.Pids = []int{t.root}
 	err := t.loop()
 	cmd.Process.Release()
 	return t.out, err
@@ -278,6 +284,9 @@ func (t *tracer) born(parent, child int, fork bool) {
 	// children that have not exec'd (they run the program's code).
 	exe, _ := os.Readlink("/proc/" + strconv.Itoa(parent) + "/exe")
 	tr.ofRoot = tgid(parent) == t.root || exe == t.rootExe
+	if tr.process {
+		t.out.Pids = append(t.out.Pids, child)
+	}
 	if !tr.process || !tr.ofRoot {
 		if tr.started && !tr.held {
 			// Its first stop came first and left it waiting.

@@ -1097,7 +1097,11 @@ func rt13fNew(before, now map[string]bool) []string {
 // the mount view, Landlock, seccomp, exec, the command running). The
 // command starts setsid'd, SIGTERM-immune children. After each kill: no
 // process of the run, no new mount in the test's namespace, nothing new
-// in the run's TMPDIR, in /dev/shm, or among sbx-* cgroups.
+// in the run's TMPDIR or in /dev/shm. (Cgroups: neither run here uses
+// cgroup containment; TestRedTeam14FaultKillPointsProfiles sweeps that
+// case, counting only the cgroups of processes its tracer saw created,
+// since the cmd/sbx and executor tests that run beside this package make
+// and leave their own.)
 func TestRedTeam13FaultKillSweep(t *testing.T) {
 	asUser(t, func(t *testing.T, u user) {
 		base, ws := rt11Dir(t, u)
@@ -1134,8 +1138,6 @@ func TestRedTeam13FaultKillSweep(t *testing.T) {
 					}
 				}
 				mounts, shm, tmpd := rt12fMountCount(), rt13fEntries("/dev/shm"), rt13fEntries(tmp)
-				cgRoot := rt11CgroupRoot()
-				cgs := rtOrphanCgroups(cgRoot)
 				const steps = 40
 				started := 0
 				for i := 0; i <= steps && !t.Failed(); i++ {
@@ -1163,9 +1165,6 @@ func TestRedTeam13FaultKillSweep(t *testing.T) {
 					}
 					if n := rt13fNew(tmpd, rt13fEntries(tmp)); len(n) > 0 {
 						t.Errorf("kill at %v: new in TMPDIR: %v", d, n)
-					}
-					if now := rtOrphanCgroups(cgRoot); len(now) > len(cgs) {
-						t.Errorf("kill at %v: cgroups %v (before %v)", d, now, cgs)
 					}
 				}
 				if started == 0 || started == steps+1 {

@@ -161,31 +161,23 @@ func rt14fLib(t *testing.T, u user, wrap []string, job map[string]any, stdio ...
 	return rep
 }
 
-// rt14fLeftovers is what a run may leave on the host: sbx-* cgroups,
-// /dev/shm entries and entries of the run's TMPDIR.
+// rt14fLeftovers is what a run may leave on the host: /dev/shm entries
+// and entries of the run's TMPDIR (and sbx-* cgroups: see diff).
 type rt14fLeftovers struct {
-	cgs      []string
 	shm, tmp map[string]bool
 	tmpDir   string
 }
 
 func rt14fSnapshot(tmp string) rt14fLeftovers {
-	cgs := rtOrphanCgroups(rt11CgroupRoot())
-	return rt14fLeftovers{cgs: cgs, shm: rt13fEntries("/dev/shm"), tmp: rt13fEntries(tmp), tmpDir: tmp}
+	return rt14fLeftovers{shm: rt13fEntries("/dev/shm"), tmp: rt13fEntries(tmp), tmpDir: tmp}
 }
 
-// diff reports what is new since s.
-func (s rt14fLeftovers) diff() []string {
+// diff reports what is new since s, and the cgroups that the processes of
+// pids (the sweep's sbx runs) created and left.
+func (s rt14fLeftovers) diff(pids map[int]bool) []string {
 	var out []string
-	now := rtOrphanCgroups(rt11CgroupRoot())
-	old := map[string]bool{}
-	for _, c := range s.cgs {
-		old[c] = true
-	}
-	for _, c := range now {
-		if !old[c] {
-			out = append(out, "cgroup "+c)
-		}
+	for _, c := range rtCgroupsOf(rt11CgroupRoot(), pids) {
+		out = append(out, "cgroup "+c)
 	}
 	for _, n := range rt13fNew(s.shm, rt13fEntries("/dev/shm")) {
 		out = append(out, "/dev/shm/"+n)
@@ -196,35 +188,21 @@ func (s rt14fLeftovers) diff() []string {
 	return out
 }
 
-// rtOrphanCgroups lists the executor's cgroups (sbx-PID-START-N) below
-// root whose creator, the process of that pid and start time, is no longer
-// running: what a killed sbx left. A cgroup whose creator runs is a run in
-// flight, and not necessarily this test's: go test runs other packages
-// (cmd/sbx, executor, whose tests use cgroup containment) beside this one,
-// and CI saw their cgroups come and go during the sweeps here.
-func rtOrphanCgroups(root string) []string {
+// rtCgroupsOf lists the executor's cgroups (sbx-PID-START-N) below root
+// that a process of pids created (sbx, or a process it forked). Only those: go test runs other packages
+// (cmd/sbx, executor, whose tests use cgroup containment and SIGKILL sbx on
+// purpose, leaving cgroups for the next cgroup run to remove) beside this
+// one, and CI saw their cgroups come and go during the sweeps here.
+func rtCgroupsOf(root string, pids map[int]bool) []string {
 	all, _ := filepath.Glob(root + "/sbx-*")
 	var out []string
 	for _, c := range all {
-		f := strings.Split(strings.TrimPrefix(filepath.Base(c), "sbx-"), "-")
-		if len(f) == 3 && rtProcStarted(f[0], f[1]) {
-			continue
+		pid, _, _ := strings.Cut(strings.TrimPrefix(filepath.Base(c), "sbx-"), "-")
+		if n, err := strconv.Atoi(pid); err == nil && pids[n] {
+			out = append(out, c)
 		}
-		out = append(out, c)
 	}
 	return out
-}
-
-// rtProcStarted reports whether process pid runs and started at start
-// (clock ticks after boot, /proc/PID/stat's starttime).
-func rtProcStarted(pid, start string) bool {
-	b, err := os.ReadFile("/proc/" + pid + "/stat")
-	i := bytes.LastIndexByte(b, ')')
-	if err != nil || i < 0 {
-		return false
-	}
-	f := strings.Fields(string(b[i+1:]))
-	return len(f) > 19 && f[19] == start
 }
 
 // rt14fSweepCase is one configuration swept with kill points.
@@ -256,6 +234,7 @@ func rt14fSweep(t *testing.T, u user, c rt14fSweepCase, maxBirth, stopAfter int)
 	os.Lchown(tmp, u.uid, u.uid)
 	env := []string{"HOME=/nonexistent-rt14f", "TMPDIR=" + tmp}
 	before := rt14fSnapshot(tmp)
+	mine := map[int]bool{} // the pids of the sweep's runs (sbx and what it created)
 	for birth := 1; birth <= maxBirth; birth++ {
 		reached := false
 		for call := 0; call <= 2000; call++ {
@@ -266,6 +245,9 @@ func rt14fSweep(t *testing.T, u user, c rt14fSweepCase, maxBirth, stopAfter int)
 			o, err := killpoint.Run(cmd, p, killpoint.Options{Settle: killpoint.DefaultSettle, Until: sleep})
 			if err != nil {
 				t.Fatalf("%v: %v", p, err)
+			}
+			for _, pid := range o.Pids {
+				mine[pid] = true
 			}
 			if len(o.Survivors) > 0 {
 				left = append(left, fmt.Sprintf("killed at %v (%s): alive after sbx died: %s", p, o.Syscall, strings.Join(o.Survivors, "; ")))
@@ -280,7 +262,7 @@ func rt14fSweep(t *testing.T, u user, c rt14fSweepCase, maxBirth, stopAfter int)
 					left = append(left, fmt.Sprintf("killed at %v: the cleaning run failed: %v", p, o))
 				}
 			}
-			if d := before.diff(); len(d) > 0 {
+			if d := before.diff(mine); len(d) > 0 {
 				left = append(left, fmt.Sprintf("killed at %v (%s): left %v", p, o.Syscall, d))
 				before = rt14fSnapshot(tmp)
 			}
