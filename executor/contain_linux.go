@@ -15,6 +15,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/sbx-dev/sbx/internal/procthread"
 )
 
 // Containment on Linux.
@@ -374,29 +376,6 @@ func eachProcess(fn func(pid int, st procStat)) {
 	}
 }
 
-// liveThread returns a thread of process pid that is not a zombie (its
-// main thread is), or 0.
-func liveThread(pid int) int {
-	d, err := os.Open("/proc/" + strconv.Itoa(pid) + "/task")
-	if err != nil {
-		return 0
-	}
-	names, _ := d.Readdirnames(-1)
-	d.Close()
-	for _, n := range names {
-		tid, err := strconv.Atoi(n)
-		if err != nil || tid == pid {
-			continue
-		}
-		if b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/task/" + n + "/stat"); err == nil {
-			if st, err := parseProcStat(b); err == nil && st.state != 'Z' && st.state != 'X' {
-				return tid
-			}
-		}
-	}
-	return 0
-}
-
 // reapZombie collects the exit status of pid, a zombie child of this process,
 // without waiting.
 func reapZombie(pid int) {
@@ -424,7 +403,7 @@ func (c *linuxContainer) killStragglers() (alive int) {
 		// zombie and outlived the run).
 		environ := "/proc/" + strconv.Itoa(pid) + "/environ"
 		if st.state == 'Z' || st.state == 'X' {
-			if tid := liveThread(pid); tid > 0 {
+			if tid := procthread.Live(pid); tid > 0 {
 				environ = "/proc/" + strconv.Itoa(pid) + "/task/" + strconv.Itoa(tid) + "/environ"
 			} else {
 				// Orphans of the command were reparented to this process

@@ -7,6 +7,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/sbx-dev/sbx/internal/procthread"
 )
 
 // runTree names the processes of a run without a launcher, for job
@@ -144,7 +146,10 @@ func readProc(pid int) (e procEntry, ok bool) {
 		return e, false
 	}
 	f := bytes.Fields(b[i+1:])
-	if len(f) < 20 || (f[0][0] == 'Z' || f[0][0] == 'X') && !liveThread(pid) {
+	// A Z whose process still has a live thread (its main thread ended,
+	// pthread_exit) is alive, and a stop reaches it (red team 28: a ^Z
+	// left one running while the job was reported stopped).
+	if len(f) < 20 || (f[0][0] == 'Z' || f[0][0] == 'X') && procthread.Live(pid) == 0 {
 		return e, false
 	}
 	ppid, err := strconv.Atoi(string(f[1]))
@@ -152,30 +157,6 @@ func readProc(pid int) (e procEntry, ok bool) {
 		return e, false
 	}
 	return procEntry{ppid: ppid, start: string(f[19])}, true
-}
-
-// liveThread reports whether a process whose stat shows a zombie (the
-// state is its main thread's) has a thread that is not one: its main
-// thread ended (pthread_exit) while the others run on. Such a process is
-// alive, and a stop signal reaches it (red team 28: a ^Z left one running
-// while the job was reported stopped).
-func liveThread(pid int) bool {
-	d, err := os.Open("/proc/" + strconv.Itoa(pid) + "/task")
-	if err != nil {
-		return false
-	}
-	names, _ := d.Readdirnames(-1)
-	d.Close()
-	for _, n := range names {
-		if n == strconv.Itoa(pid) {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/task/" + n + "/stat")
-		if i := bytes.LastIndexByte(b, ')'); err == nil && i >= 0 && i+2 < len(b) && b[i+2] != 'Z' && b[i+2] != 'X' {
-			return true
-		}
-	}
-	return false
 }
 
 // pidfdSignalProcessGroup is pidfd_send_signal's PIDFD_SIGNAL_PROCESS_GROUP
