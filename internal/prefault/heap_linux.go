@@ -59,13 +59,71 @@ func touch(addr uintptr)
 // (the run's allocations reach there last) and populates only where that
 // costs dearFaultNanos or more: faultsDear. Errors are ignored: a kernel
 // without MADV_POPULATE_WRITE leaves the faults as they were.
+//
+// The runtime maps its heap in chunks of chunkBytes as it grows, and since
+// Go 1.26 the heap starts at a random page of its first chunk, so in about
+// a third of the runs (heapBytes/chunkBytes) the range from the anchor
+// crosses the end of the chunk, into memory the runtime maps only when it
+// gets there; madvise cannot populate it now. populateHeap then moves the
+// frontier into the next chunk first (reserveStack): the goroutine's new
+// stack does not fit in what is left of the first chunk, so the runtime
+// maps the next one to hold it, and the heap then allocates below the
+// stack (what is left of the first chunk) and above it. Both parts are
+// populated, heapBytes in all (splitRanges).
 func populateHeap() {
 	var anchor byte
 	start, end := populateRange(uintptr(unsafe.Pointer(&anchor)))
-	if faultsDear(start, end) {
-		madvise(start, end-start, madvPopulateWrite)
+	if end-start == heapBytes {
+		if faultsDear(start, end) {
+			madvise(start, end-start, madvPopulateWrite)
+		}
+		return
 	}
+	reserveStack()
+	// anchor has moved with the stack, to near its top.
+	below, belowEnd, upper, upperEnd := splitRanges(start, uintptr(unsafe.Pointer(&anchor)))
+	if !faultsDear(upper, upperEnd) {
+		return
+	}
+	if belowEnd > below {
+		madvise(below, belowEnd-below, madvPopulateWrite)
+	}
+	madvise(upper, upperEnd-upper, madvPopulateWrite)
 }
+
+// splitRanges returns the two ranges populateHeap populates once
+// reserveStack has moved the stack: from start (the old anchor's range)
+// up to the new stack's bottom, and from the new anchor b (near the
+// stack's top) up, heapBytes in all beyond the stack's top. The stack is
+// reservedStack bytes ending at b's page boundary (stackPage).
+func splitRanges(start, b uintptr) (below, belowEnd, upper, upperEnd uintptr) {
+	hi := (b + stackPage - 1) &^ (stackPage - 1)
+	below, belowEnd = start, start
+	if lo := hi - reservedStack; lo > start {
+		belowEnd = start + min(lo-start, heapBytes)
+	}
+	upper, upperEnd = populateRange(b)
+	upperEnd = min(upperEnd, hi+heapBytes-(belowEnd-below))
+	return below, belowEnd, upper, upperEnd
+}
+
+// stackPage is the runtime's page size, to which a stack is aligned.
+const stackPage = 8 << 10
+
+// reservedStack is the size of the stack reserveStack leaves: the
+// runtime doubles a stack's size until the frame fits with what the stack
+// already holds, and reserveStack's frame needs more than half of it.
+// The first chunk's remainder is below heapBytes when populateHeap calls
+// it, so a stack this size cannot fit there.
+const reservedStack = 2 << 20
+
+// reserveStack has a frame of 1.5 MiB, written in assembly so that
+// nothing in it is zeroed or touched: calling it grows the goroutine's
+// stack to reservedStack bytes, which the goroutine keeps (only a garbage
+// collection shrinks a stack), and of which only the top is touched. Stack
+// memory does not count towards the heap's size, which sets when the first
+// garbage collection runs.
+func reserveStack()
 
 // faultsDear reports whether a first-touch write fault in [start, end)
 // costs dearFaultNanos or more. It touches the two pages that begin

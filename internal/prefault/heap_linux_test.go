@@ -151,3 +151,91 @@ func TestFaultsDear(t *testing.T) {
 		}
 	}
 }
+
+func TestSplitRanges(t *testing.T) {
+	const base = 0x7000_0000_0000 // a chunk boundary
+	// b, the anchor after reserveStack, is a little below the stack's top.
+	const top = base + chunkBytes + reservedStack // inside the second chunk, heapBytes below its end
+	for _, tc := range []struct {
+		name                             string
+		start, b                         uintptr
+		below, belowEnd, upper, upperEnd uintptr
+	}{
+		{
+			// The old range's start is well below the new stack: the
+			// part between is populated, and heapBytes less that part
+			// above the stack's top.
+			name: "gap below the stack", start: top - reservedStack - 512<<10, b: top - 0x219,
+			below: top - reservedStack - 512<<10, belowEnd: top - reservedStack,
+			upper: top - alignBytes, upperEnd: top + heapBytes - 512<<10,
+		},
+		{
+			// The stack starts at the old range's start: nothing below,
+			// heapBytes from the anchor's aligned start, as populateRange
+			// gives.
+			name: "no gap", start: top - reservedStack, b: top - 0x219,
+			below: top - reservedStack, belowEnd: top - reservedStack,
+			upper: top - alignBytes, upperEnd: top - alignBytes + heapBytes,
+		},
+		{
+			// A gap wider than heapBytes is cut at heapBytes, and nothing
+			// beyond the stack's used top is populated.
+			name: "wide gap", start: top - reservedStack - 3*heapBytes, b: top - 0x219,
+			below: top - reservedStack - 3*heapBytes, belowEnd: top - reservedStack - 2*heapBytes,
+			upper: top - alignBytes, upperEnd: top,
+		},
+		{
+			// The anchor is not page-aligned to the stack's top: the top
+			// is the next runtime page boundary.
+			name: "top rounded up", start: top - reservedStack - 64<<10, b: top - stackPage + 8,
+			below: top - reservedStack - 64<<10, belowEnd: top - reservedStack,
+			upper: top - alignBytes, upperEnd: top + heapBytes - 64<<10,
+		},
+		{
+			// Above the stack, the range stops at the end of its chunk.
+			name: "upper cut at the chunk's end", start: base + 2*chunkBytes - reservedStack - 8<<10, b: base + 2*chunkBytes - 0x219,
+			below: base + 2*chunkBytes - reservedStack - 8<<10, belowEnd: base + 2*chunkBytes - reservedStack,
+			upper: base + 2*chunkBytes - alignBytes, upperEnd: base + 2*chunkBytes,
+		},
+	} {
+		below, belowEnd, upper, upperEnd := splitRanges(tc.start, tc.b)
+		if below != tc.below || belowEnd != tc.belowEnd || upper != tc.upper || upperEnd != tc.upperEnd {
+			t.Errorf("%s: splitRanges(%#x, %#x) = [%#x, %#x) [%#x, %#x), want [%#x, %#x) [%#x, %#x)",
+				tc.name, tc.start, tc.b, below, belowEnd, upper, upperEnd, tc.below, tc.belowEnd, tc.upper, tc.upperEnd)
+		}
+		if got := (belowEnd - below) + max(upperEnd, (tc.b+stackPage-1)&^(stackPage-1)) - (tc.b+stackPage-1)&^(stackPage-1); got > heapBytes {
+			t.Errorf("%s: %d bytes of heap populated, more than heapBytes", tc.name, got)
+		}
+	}
+}
+
+// TestReserveStack: the call moves a goroutine's stack once, to one that
+// already fits a second call, of which reservedStack bytes below the top
+// are mapped.
+func TestReserveStack(t *testing.T) {
+	type moves struct{ first, second bool }
+	done := make(chan moves)
+	var top uintptr
+	go func() {
+		var x byte
+		a0 := uintptr(unsafe.Pointer(&x))
+		reserveStack()
+		a1 := uintptr(unsafe.Pointer(&x))
+		reserveStack()
+		a2 := uintptr(unsafe.Pointer(&x))
+		top = (a2 + stackPage - 1) &^ (stackPage - 1)
+		// mincore fails with ENOMEM on a range that is not mapped.
+		vec := make([]byte, reservedStack/uintptr(unix.Getpagesize()))
+		if _, _, e := unix.Syscall(unix.SYS_MINCORE, top-reservedStack, reservedStack, uintptr(unsafe.Pointer(&vec[0]))); e != 0 {
+			t.Errorf("mincore of the stack's %d bytes below %#x: %v", reservedStack, top, e)
+		}
+		done <- moves{a0 != a1, a1 != a2}
+	}()
+	m := <-done
+	if !m.first {
+		t.Error("the first call did not move the goroutine's stack")
+	}
+	if m.second {
+		t.Error("the second call moved the stack again: the first did not grow it to fit the frame")
+	}
+}

@@ -23,3 +23,12 @@ TEXT ·touch(SB),NOSPLIT,$0-8
 	LOCK
 	ORB	$0, (DI)
 	RET
+
+// func reserveStack()
+//
+// A frame of 1.5 MiB (0x180000) and nothing else: the prologue's stack check
+// makes the runtime grow the stack to fit it (see reservedStack). Nothing
+// in the frame is written but the frame pointer the prologue saves (at its
+// top on amd64, at its bottom on arm64).
+TEXT ·reserveStack(SB),0,$0x180000-0
+	RET
