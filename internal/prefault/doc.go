@@ -10,8 +10,13 @@
 //     a fault (about 10 µs on a nested virtual machine measured here,
 //     where one batched page costs under 1 µs). It first times two faults
 //     at the end of that range (accesses that change nothing), and
-//     populates only if they cost 5 µs or more: where faults cost 2-3 µs, as on other machines measured here,
-//     populating the pages a run never touches costs more than it saves.
+//     populates only if they cost 5 µs or more: where faults cost 2-3 µs,
+//     as on other machines measured here, populating the pages a run never
+//     touches costs more than it saves. Where the range would cross the
+//     end of the heap's first mapped chunk (Go randomises the heap's base
+//     down to a page of that chunk: about a third of the runs), it first grows
+//     the goroutine's stack to 2 MiB, which makes the runtime map the next
+//     chunk, and populates below and above the new stack.
 //   - It grows the calling goroutine's stack to 16 KiB at once, while it
 //     holds a few frames, instead of three times later (each growth
 //     copies the stack and adjusts every frame through the tables of the

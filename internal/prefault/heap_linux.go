@@ -60,8 +60,9 @@ func touch(addr uintptr)
 // costs dearFaultNanos or more: faultsDear. Errors are ignored: a kernel
 // without MADV_POPULATE_WRITE leaves the faults as they were.
 //
-// The runtime maps its heap in chunks of chunkBytes as it grows, and since
-// Go 1.26 the heap starts at a random page of its first chunk, so in about
+// The runtime maps its heap in chunks of chunkBytes as it grows, and the
+// heap starts at a random page of its first chunk (Go randomises the
+// heap's base on 64-bit systems), so in about
 // a third of the runs (heapBytes/chunkBytes) the range from the anchor
 // crosses the end of the chunk, into memory the runtime maps only when it
 // gets there; madvise cannot populate it now. populateHeap then moves the
