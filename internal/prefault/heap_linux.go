@@ -62,10 +62,10 @@ func touch(addr uintptr)
 //
 // The runtime maps its heap in chunks of chunkBytes as it grows, and the
 // heap starts at a random page of its first chunk (Go randomises the
-// heap's base on 64-bit systems), so in about
-// a third of the runs (heapBytes/chunkBytes) the range from the anchor
-// crosses the end of the chunk, into memory the runtime maps only when it
-// gets there; madvise cannot populate it now. populateHeap then moves the
+// heap's base on 64-bit systems), so in about a third of the runs
+// (heapBytes/chunkBytes) the range from the anchor crosses the end of the
+// chunk, into memory the runtime maps only when it gets there; madvise
+// cannot populate it now. populateHeap then moves the
 // frontier into the next chunk first (reserveStack): the goroutine's new
 // stack does not fit in what is left of the first chunk, so the runtime
 // maps the next one to hold it, and the heap then allocates below the
