@@ -4,18 +4,20 @@
 // steps that replace page-by-page faults with one system call each:
 //
 //   - Where a page fault is dear, it populates the next 1.5 MiB of the Go
-//     heap with madvise(MADV_POPULATE_WRITE). The runtime allocates pages
-//     from the lowest free address of the heap, so a short run touches a
-//     compact range just above its first allocations; each first touch is
-//     a fault (about 10 µs on a nested virtual machine measured here,
-//     where one batched page costs under 1 µs). It first times two faults
-//     at the end of that range (accesses that change nothing), and
-//     populates only if they cost 5 µs or more: where faults cost 2-3 µs,
-//     as on other machines measured here, populating the pages a run never
-//     touches costs more than it saves. Where the range would cross the
-//     end of the heap's first mapped chunk (Go randomises the heap's base
-//     down to a page of that chunk: about a third of the runs), it first grows
-//     the goroutine's stack to 2 MiB, which makes the runtime map the next
+//     heap with madvise(MADV_POPULATE_WRITE), on a goroutine of its own
+//     that runs on another CPU (where there is one) while the program goes
+//     on. The runtime allocates pages from the lowest free address of the
+//     heap, so a short run touches a compact range just above its first
+//     allocations; each first touch is a fault (about 10 µs on a nested
+//     virtual machine measured here, 24 µs on another, where one batched
+//     page costs about 1 µs). It first times two faults at the end of that
+//     range (accesses that change nothing), and populates only if they
+//     cost 5 µs or more: where faults cost 2-3 µs, as on other machines
+//     measured here, populating the pages a run never touches costs more
+//     than it saves. Where the range would cross the end of the heap's
+//     first mapped chunk (Go randomises the heap's base down to a page of
+//     that chunk: about a third of the runs), it first grows the
+//     goroutine's stack to 2 MiB, which makes the runtime map the next
 //     chunk, and populates below and above the new stack.
 //   - It grows the calling goroutine's stack to 16 KiB at once, while it
 //     holds a few frames, instead of three times later (each growth
