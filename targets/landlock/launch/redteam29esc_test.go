@@ -1,0 +1,326 @@
+//go:build linux && amd64
+
+package launch_test
+
+// Red team 29 (escape), through the real sbx binary (built by TestMain),
+// as root and as uid 65534:
+//
+//   - FINDING (fixed): read-only carve-outs, masks and pinned links are
+//     mounts, and a mount covers one dentry. On a file system whose server
+//     folds names (virtiofs and 9p serving a macOS or Windows host's
+//     directories: Lima, Docker Desktop, OrbStack, WSL's /mnt/c; CIFS;
+//     FUSE file systems such as ciopfs), a lookup of another spelling
+//     (".GIT", ".ENV") returns the same file under a dentry of its own,
+//     which no mount covers, with the writable root's rights (Landlock's
+//     rules add up: the carve-out's read rule does not narrow the root's
+//     write rule). The supervisor already folds names it refuses to
+//     create (red teams 14 and 15); what existed was not covered. Shown
+//     with a small case-insensitive FUSE server (testdata/rt29cifuse, as
+//     this kernel has no CONFIG_UNICODE, vfat, CIFS or 9p): under the
+//     workspace profile in a git worktree (".git" a link file), the command
+//     rewrote the protected ".git" through ".GIT" to point at a repository
+//     of its own, whose core.fsmonitor the host's git runs; a profile
+//     denying ".env" read it as ".ENV"; and where the server gives each
+//     spelling a node of its own (libfuse's path API, as ciopfs and sshfs
+//     use), ".GIT/hooks/pre-commit" was created in a protected ".git"
+//     directory. Every start, for both users (deterministic: 12 of 12).
+//     Fixed: the binding probes each carve-out, mask and pinned link with
+//     its name's case swapped and refuses the run (125) when that is the
+//     same file (targets/landlock checkSpellings)
+//     (TestRedTeam29EscCaseAlias);
+//   - held (TestRedTeam29EscHeld): set-id mode bits spelled with high bits
+//     in chmod, fchmodat, fchmodat2, fchmod, open, openat, creat, mknod and
+//     mknodat (the kernel truncates the mode to 16 bits; the filter
+//     compares the low word); socket() with high bits in its family, type
+//     or protocol; writing or truncating sbx's own binary when it lies in
+//     the workspace (the supervisor is re-executed from it: ETXTBSY while
+//     sbx runs).
+//
+//	go test -count=1 -run 'TestRedTeam29Esc' -v ./targets/landlock/launch
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+var rt29Fuse struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// rt29CIFuse mounts a fresh backing directory through the case-insensitive
+// FUSE server (perPath: a node per spelling) and returns both paths; the
+// mount is detached when the test ends.
+func rt29CIFuse(t *testing.T, perPath bool) (backing, mnt string) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root (mounts a FUSE file system)")
+	}
+	if _, err := os.Stat("/dev/fuse"); err != nil {
+		t.Skip("no /dev/fuse")
+	}
+	rt29Fuse.once.Do(func() {
+		rt29Fuse.path = filepath.Join(bin, "rt29cifuse")
+		cmd := exec.Command("go", "build", "-o", rt29Fuse.path, "./testdata/rt29cifuse")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			rt29Fuse.err = err
+			t.Logf("%s", out)
+		}
+	})
+	if rt29Fuse.err != nil {
+		t.Fatalf("building the FUSE server: %v", rt29Fuse.err)
+	}
+	var err error
+	if backing, err = os.MkdirTemp("/var/tmp", "rt29cib"); err != nil {
+		t.Fatal(err)
+	}
+	if mnt, err = os.MkdirTemp("/var/tmp", "rt29cim"); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(backing, 0o755)
+	os.Chmod(mnt, 0o755)
+	args := []string{backing, mnt}
+	if perPath {
+		args = append([]string{"-p"}, args...)
+	}
+	srv := exec.Command(rt29Fuse.path, args...)
+	out, err := srv.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Stderr = os.Stderr
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ready := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(out).ReadString('\n')
+		ready <- line
+	}()
+	select {
+	case line := <-ready:
+		if strings.TrimSpace(line) != "ready" {
+			srv.Process.Kill()
+			srv.Wait()
+			t.Fatalf("FUSE server: %q", line)
+		}
+	case <-time.After(10 * time.Second):
+		srv.Process.Kill()
+		srv.Wait()
+		t.Fatal("FUSE server did not mount")
+	}
+	t.Cleanup(func() {
+		unix.Unmount(mnt, unix.MNT_DETACH)
+		srv.Process.Kill()
+		srv.Wait()
+		os.RemoveAll(backing)
+		os.Remove(mnt)
+	})
+	return backing, mnt
+}
+
+// rt29Write writes files (relative to dir) owned by uid.
+func rt29Write(t *testing.T, dir string, uid int, files map[string]string) {
+	t.Helper()
+	for p, c := range files {
+		full := filepath.Join(dir, p)
+		if strings.HasSuffix(p, "/") {
+			if err := os.MkdirAll(full, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			os.MkdirAll(filepath.Dir(full), 0o755)
+			if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	filepath.Walk(dir, func(p string, _ os.FileInfo, _ error) error { return os.Lchown(p, uid, uid) })
+}
+
+// rt29Refused tells whether r is the refusal of a carve-out reachable by
+// another spelling.
+func rt29Refused(r rtResult) bool {
+	return r.ExitCode == 125 && strings.Contains(r.SbxError, "other spellings")
+}
+
+// TestRedTeam29EscCaseAlias: FINDING (fixed), as root and as uid 65534,
+// on a case-insensitive FUSE mount of a directory on ext4:
+//
+//   - gitlink: the built-in workspace profile in a git worktree whose
+//     ".git" is a link file ("gitdir: ..."), protected read-only by a
+//     bind mount of the file. The command writes ".GIT": before the fix
+//     the host's .git named /tmp/evil afterwards (a repository the command
+//     makes, whose core.fsmonitor and hooks the host's git runs);
+//   - deny: a profile denying {cwd}/.env (a mode-000 mask over the file):
+//     before the fix `cat .ENV` printed the secret;
+//   - dir: with a node per spelling (libfuse's path API), the workspace
+//     profile with a ".git" directory: before the fix `mkdir .GIT/hooks`
+//     and a pre-commit hook were created in the protected .git.
+//
+// Each run must now be refused (125, naming the rule and the other
+// spelling) with nothing written or read. Control: the same workspace
+// through its backing directory (ext4, case-sensitive) runs (0), and its
+// ".GIT" is a file of its own.
+func TestRedTeam29EscCaseAlias(t *testing.T) {
+	denyArt := rt28Artifact(t, "rt29deny", `
+profile "rt29deny" {
+  filesystem {
+    read    = [root]
+    write   = [cwd]
+    deny    = [path(cwd, ".env")]
+    protect = [".git"]
+  }
+  network { mode = "none" }
+}`)
+	asUser(t, func(t *testing.T, u user) {
+		f := newFixture(t, u)
+		env := []string{"HOME=" + f.home}
+		backing, mnt := rt29CIFuse(t, false)
+		rt29Write(t, backing, u.uid, map[string]string{
+			"repo.git/": "", "wt/.git": "gitdir: " + mnt + "/repo.git\n", "cwt/.git": "gitdir: " + mnt + "/repo.git\n",
+			"sec/.env": "TOKEN=secret\n", "sec/.git/": "",
+		})
+		t.Run("gitlink", func(t *testing.T) {
+			r := rtRun(t, rtOpts{u: u, env: env, args: []string{"--cwd", mnt + "/wt", "--profile", "workspace", "--",
+				"/bin/sh", "-c", "printf 'gitdir: /tmp/evil\\n' > .GIT; cat .git"}})
+			got, _ := os.ReadFile(backing + "/wt/.git")
+			if strings.Contains(string(got), "evil") {
+				t.Errorf("HOLE: the command rewrote the protected .git link file through .GIT: it now reads %q (exit %d, %q %q)", got, r.ExitCode, r.Stdout, r.Stderr)
+			}
+			if !rt29Refused(r) {
+				t.Errorf("want the run refused (125, other spellings): exit %d, sbx_error %q", r.ExitCode, r.SbxError)
+			}
+		})
+		t.Run("deny", func(t *testing.T) {
+			r := rtRun(t, rtOpts{u: u, env: env, args: []string{"--cwd", mnt + "/sec", "--artifact", denyArt, "--",
+				"/bin/sh", "-c", "cat .env; cat .ENV"}})
+			if strings.Contains(r.Stdout, "secret") {
+				t.Errorf("HOLE: the denied .env was read as .ENV: %q", r.Stdout)
+			}
+			if !rt29Refused(r) {
+				t.Errorf("want the run refused (125, other spellings): exit %d, sbx_error %q", r.ExitCode, r.SbxError)
+			}
+		})
+		t.Run("control", func(t *testing.T) {
+			// The backing directory itself is case-sensitive: ".GIT" is
+			// a new file there, and the run goes ahead.
+			r := rtRun(t, rtOpts{u: u, env: env, args: []string{"--cwd", backing + "/cwt", "--profile", "workspace", "--",
+				"/bin/sh", "-c", "printf 'gitdir: /tmp/evil\\n' > .GIT; cat .git"}})
+			if r.ExitCode != 0 || !strings.Contains(r.Stdout, "repo.git") {
+				t.Errorf("control: the run on a case-sensitive directory should work: exit %d, %q %q %s", r.ExitCode, r.Stdout, r.Stderr, r.SbxError)
+			}
+		})
+	})
+	t.Run("dir", func(t *testing.T) {
+		asUser(t, func(t *testing.T, u user) {
+			f := newFixture(t, u)
+			backing, mnt := rt29CIFuse(t, true)
+			rt29Write(t, backing, u.uid, map[string]string{"ws/.git/config": "[core]\n"})
+			r := rtRun(t, rtOpts{u: u, env: []string{"HOME=" + f.home}, args: []string{"--cwd", mnt + "/ws", "--profile", "workspace", "--",
+				"/bin/sh", "-c", "mkdir .GIT/hooks; printf '#!/bin/sh\\n' > .GIT/hooks/pre-commit"}})
+			if _, err := os.Lstat(backing + "/ws/.git/hooks"); err == nil {
+				t.Errorf("HOLE: the command created hooks in the protected .git directory through .GIT (exit %d, %q)", r.ExitCode, r.Stderr)
+			}
+			if !rt29Refused(r) {
+				t.Errorf("want the run refused (125, other spellings): exit %d, sbx_error %q", r.ExitCode, r.SbxError)
+			}
+		})
+	})
+}
+
+// rt29HeldC tries set-id mode bits and socket arguments spelled with high
+// bits, and writing to a running executable given as argv[1].
+const rt29HeldC = `#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+
+static void r(const char *n, long v) { printf("%s=%s\n", n, v >= 0 ? "ok" : strerrorname_np(errno)); }
+
+int main(int argc, char **argv) {
+	int fd = open("sf", O_CREAT | O_WRONLY, 0755);
+	close(fd);
+	r("chmod", syscall(SYS_chmod, "sf", 0x10000UL | 04755));
+	r("fchmodat", syscall(SYS_fchmodat, AT_FDCWD, "sf", 0xffffffff00000000UL | 04755));
+	r("fchmodat2", syscall(452, AT_FDCWD, "sf", 0x10000UL | 02755, 0));
+	fd = open("sf", O_RDONLY);
+	r("fchmod", syscall(SYS_fchmod, fd, 0x10000UL | 04755));
+	r("open", syscall(SYS_open, "sf2", O_CREAT | O_WRONLY, 0x10000UL | 04755));
+	r("openat", syscall(SYS_openat, AT_FDCWD, "sf3", O_CREAT | O_WRONLY, 0xffff0000UL | 04755));
+	r("creat", syscall(SYS_creat, "sf4", 0x10000UL | 06755));
+	r("mknod", syscall(SYS_mknod, "sf5", 0x10000UL | S_IFREG | 04755, 0));
+	r("mknodat", syscall(SYS_mknodat, AT_FDCWD, "sf6", 0xffffffff00000000UL | S_IFREG | 04755, 0));
+	struct stat st;
+	int setid = 0;
+	const char *fs[] = {"sf", "sf2", "sf3", "sf4", "sf5", "sf6"};
+	for (int i = 0; i < 6; i++)
+		if (stat(fs[i], &st) == 0 && (st.st_mode & 06000)) setid++;
+	printf("setid_files=%d\n", setid);
+	r("socket_proto", syscall(SYS_socket, AF_INET, SOCK_STREAM, 0x100000000UL | 6));
+	r("socket_family", syscall(SYS_socket, 0x100000000UL | AF_INET, SOCK_STREAM, 0));
+	r("socket_type", syscall(SYS_socket, AF_UNIX, 0x100000000UL | SOCK_DGRAM, 0));
+	r("write_exe", open(argv[1], O_WRONLY | O_APPEND));
+	r("truncate_exe", truncate(argv[1], 100));
+	return 0;
+}
+`
+
+// TestRedTeam29EscHeld: attempts that held, as root and as uid 65534, under
+// the workspace profile, with sbx's binary copied into the workspace and
+// run from there.
+func TestRedTeam29EscHeld(t *testing.T) {
+	helper := cHelper(t, "rt29held", rt29HeldC)
+	asUser(t, func(t *testing.T, u user) {
+		f := newFixture(t, u)
+		data, err := os.ReadFile(filepath.Join(bin, "sbx"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		exe := filepath.Join(f.ws, "sbx")
+		if err := os.WriteFile(exe, data, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		os.Lchown(exe, u.uid, u.uid)
+		argv := []string{exe, "run", "--json", "--cwd", f.ws, "--profile", "workspace", "--", helper, exe}
+		if u.uid != 0 {
+			argv = append([]string{"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"}, argv...)
+		}
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Env = []string{"HOME=" + f.home, "PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C"}
+		out, _ := cmd.Output()
+		var r rtResult
+		if err := json.Unmarshal(out, &r); err != nil {
+			t.Fatalf("sbx: %v\n%s", err, out)
+		}
+		got := rt11Fields(r.Stdout)
+		want := map[string]string{
+			"chmod": "EPERM", "fchmodat": "EPERM", "fchmodat2": "EPERM", "fchmod": "EPERM",
+			"open": "EPERM", "openat": "EPERM", "creat": "EPERM", "mknod": "EPERM", "mknodat": "EPERM",
+			"setid_files":  "0",
+			"socket_proto": "EACCES", "socket_family": "EACCES", "socket_type": "EACCES",
+			"write_exe": "ETXTBSY", "truncate_exe": "ETXTBSY",
+		}
+		for k, v := range want {
+			if got[k] != v {
+				t.Errorf("%s: got %q, want %q (stdout %q, stderr %q, %s)", k, got[k], v, r.Stdout, r.Stderr, r.SbxError)
+			}
+		}
+	})
+}
