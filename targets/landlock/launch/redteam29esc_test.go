@@ -62,6 +62,11 @@ var rt29Fuse struct {
 // FUSE server (perPath: a node per spelling) and returns both paths; the
 // mount is detached when the test ends.
 func rt29CIFuse(t *testing.T, perPath bool) (backing, mnt string) {
+	return rt29CIFuseIn(t, perPath, "/var/tmp")
+}
+
+// rt29CIFuseIn is rt29CIFuse with the mount point in parent.
+func rt29CIFuseIn(t *testing.T, perPath bool, parent string) (backing, mnt string) {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("needs root (mounts a FUSE file system)")
@@ -85,7 +90,7 @@ func rt29CIFuse(t *testing.T, perPath bool) (backing, mnt string) {
 	if backing, err = os.MkdirTemp("/var/tmp", "rt29cib"); err != nil {
 		t.Fatal(err)
 	}
-	if mnt, err = os.MkdirTemp("/var/tmp", "rt29cim"); err != nil {
+	if mnt, err = os.MkdirTemp(parent, "rt29cim"); err != nil {
 		t.Fatal(err)
 	}
 	os.Chmod(backing, 0o755)
@@ -321,6 +326,38 @@ func TestRedTeam29EscHeld(t *testing.T) {
 			if got[k] != v {
 				t.Errorf("%s: got %q, want %q (stdout %q, stderr %q, %s)", k, got[k], v, r.Stdout, r.Stderr, r.SbxError)
 			}
+		}
+	})
+}
+
+// TestRedTeam29EscCaseAliasGuardedDir: FINDING (fixed), as root and as uid
+// 65534. A case-insensitive FUSE file system whose server gives each
+// spelling a node of its own (libfuse's path API, as ciopfs) mounted
+// inside a writable root (/tmp here, writable in the workspace profile),
+// the workspace a directory "ws" on it without .git. The supervisor
+// refuses a guarded name in a guarded directory identified by device and
+// inode; "../WS" is the workspace under another inode, so before the fix
+// `mkdir ../WS/.git` created the host's ws/.git (whose hooks and
+// configuration the host's git runs), every time. Now refused (EACCES):
+// on FUSE the directory's path, folded, is compared as well. Control: a
+// nested repository (sub/.git) is still created.
+func TestRedTeam29EscCaseAliasGuardedDir(t *testing.T) {
+	asUser(t, func(t *testing.T, u user) {
+		f := newFixture(t, u)
+		backing, mnt := rt29CIFuseIn(t, true, "/tmp")
+		rt29Write(t, backing, u.uid, map[string]string{"ws/": ""})
+		r := rtRun(t, rtOpts{u: u, env: []string{"HOME=" + f.home}, args: []string{"--cwd", mnt + "/ws", "--profile", "workspace", "--",
+			"/bin/sh", "-c", "mkdir ../WS/.git; mkdir ../Ws/.GIT; printf x > ../wS/HEAD; mkdir sub sub/.git; echo done"}})
+		if r.SbxError != "" || !strings.Contains(r.Stdout, "done") {
+			t.Fatalf("run: exit %d, %q %q %s", r.ExitCode, r.Stdout, r.Stderr, r.SbxError)
+		}
+		for _, name := range []string{".git", ".GIT", "HEAD"} {
+			if _, err := os.Lstat(backing + "/ws/" + name); err == nil {
+				t.Errorf("HOLE: the command created the protected %s in the workspace through another spelling of its directory (stderr %q)", name, r.Stderr)
+			}
+		}
+		if _, err := os.Stat(backing + "/ws/sub/.git"); err != nil {
+			t.Errorf("control: sub/.git was not created: %v (stderr %q)", err, r.Stderr)
 		}
 	})
 }
