@@ -41,9 +41,11 @@ package launch_test
 import (
 	"bufio"
 	"encoding/json"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -358,6 +360,94 @@ func TestRedTeam29EscCaseAliasGuardedDir(t *testing.T) {
 		}
 		if _, err := os.Stat(backing + "/ws/sub/.git"); err != nil {
 			t.Errorf("control: sub/.git was not created: %v (stderr %q)", err, r.Stderr)
+		}
+	})
+}
+
+// rt29TFOC sends with MSG_FASTOPEN (which connects without connect(), the
+// call Landlock's port rules check) through sendto, sendmsg and sendmmsg,
+// the flags also spelled with high bits, to the port in argv[1].
+const rt29TFOC = `#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+
+int main(int argc, char **argv) {
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(atoi(argv[1]))};
+	a.sin_addr.s_addr = htonl(0x7f000001);
+	unsigned long flags[] = {MSG_FASTOPEN, 0x100000000UL | MSG_FASTOPEN, 0xffffffff00000000UL | MSG_FASTOPEN | MSG_NOSIGNAL};
+	for (int i = 0; i < 3; i++) {
+		struct iovec io = {"hi", 2};
+		struct msghdr m = {.msg_name = &a, .msg_namelen = sizeof a, .msg_iov = &io, .msg_iovlen = 1};
+		struct mmsghdr mm = {.msg_hdr = m};
+		long r = syscall(SYS_sendto, socket(AF_INET, SOCK_STREAM, 0), "hi", 2, flags[i], &a, sizeof a);
+		printf("sendto%d=%s\n", i, r >= 0 ? "ok" : strerrorname_np(errno));
+		r = syscall(SYS_sendmsg, socket(AF_INET, SOCK_STREAM, 0), &m, flags[i]);
+		printf("sendmsg%d=%s\n", i, r >= 0 ? "ok" : strerrorname_np(errno));
+		r = syscall(SYS_sendmmsg, socket(AF_INET, SOCK_STREAM, 0), &mm, 1, flags[i]);
+		printf("sendmmsg%d=%s\n", i, r >= 0 ? "ok" : strerrorname_np(errno));
+	}
+	return 0;
+}
+`
+
+// TestRedTeam29EscHeldFastOpen: held, as root and as uid 65534. In ports
+// mode with one allowed port, TCP Fast Open to a denied port (a listener
+// with TCP_FASTOPEN set) through sendto, sendmsg and sendmmsg, the flags
+// spelled with high bits too (the kernel takes 32 bits): every call
+// EACCES and nothing connects.
+func TestRedTeam29EscHeldFastOpen(t *testing.T) {
+	tfo := cHelper(t, "rt29tfo", rt29TFOC)
+	art := rt28Artifact(t, "rt29ports", `
+profile "rt29ports" {
+  filesystem {
+    read    = [root]
+    write   = [cwd]
+    protect = [".git"]
+  }
+  network {
+    mode        = "ports"
+    reason      = "test"
+    connect_tcp = [1]
+  }
+}`)
+	asUser(t, func(t *testing.T, u user) {
+		f := newFixture(t, u)
+		l, err := net.Listen("tcp4", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		if rc, err := l.(*net.TCPListener).SyscallConn(); err == nil {
+			rc.Control(func(fd uintptr) { unix.SetsockoptInt(int(fd), unix.IPPROTO_TCP, unix.TCP_FASTOPEN, 5) })
+		}
+		accepted := make(chan bool, 1)
+		go func() {
+			c, err := l.Accept()
+			if err == nil {
+				c.Close()
+			}
+			accepted <- err == nil
+		}()
+		port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+		r := rtRun(t, rtOpts{u: u, env: []string{"HOME=" + f.home}, args: []string{"--cwd", f.ws, "--artifact", art, "--", tfo, port}})
+		got := rt11Fields(r.Stdout)
+		for _, call := range []string{"sendto", "sendmsg", "sendmmsg"} {
+			for i := 0; i < 3; i++ {
+				if k := call + strconv.Itoa(i); got[k] != "EACCES" {
+					t.Errorf("%s: got %q, want EACCES (stdout %q, %s)", k, got[k], r.Stdout, r.SbxError)
+				}
+			}
+		}
+		l.Close()
+		if <-accepted {
+			t.Errorf("HOLE: a connection to the denied port %s was made", port)
 		}
 	})
 }
