@@ -69,6 +69,15 @@ func rt29CIFuse(t *testing.T, perPath bool) (backing, mnt string) {
 
 // rt29CIFuseIn is rt29CIFuse with the mount point in parent.
 func rt29CIFuseIn(t *testing.T, perPath bool, parent string) (backing, mnt string) {
+	var flags []string
+	if perPath {
+		flags = append(flags, "-p")
+	}
+	return rt29CIFuseFlags(t, parent, flags...)
+}
+
+// rt29CIFuseFlags mounts the server with flags, the mount point in parent.
+func rt29CIFuseFlags(t *testing.T, parent string, flags ...string) (backing, mnt string) {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("needs root (mounts a FUSE file system)")
@@ -97,10 +106,7 @@ func rt29CIFuseIn(t *testing.T, perPath bool, parent string) (backing, mnt strin
 	}
 	os.Chmod(backing, 0o755)
 	os.Chmod(mnt, 0o755)
-	args := []string{backing, mnt}
-	if perPath {
-		args = append([]string{"-p"}, args...)
-	}
+	args := append(flags, backing, mnt)
 	srv := exec.Command(rt29Fuse.path, args...)
 	out, err := srv.StdoutPipe()
 	if err != nil {
@@ -448,6 +454,36 @@ profile "rt29ports" {
 		l.Close()
 		if <-accepted {
 			t.Errorf("HOLE: a connection to the denied port %s was made", port)
+		}
+	})
+}
+
+// TestRedTeam29EscNTFSDotlessI: FINDING (fixed), as root and as uid 65534,
+// on a FUSE mount that compares names as NTFS does (each letter mapped to
+// its upper case: Windows' file systems, served to WSL and over SMB), the
+// workspace without .git. The supervisor refuses a guarded name's other
+// spellings by Unicode case folding, under which the dotless i (U+0131)
+// is a letter of its own; its upper case is "I", so NTFS takes ".g\u0131t"
+// for ".git": before the fix `mkdir .g\u0131t` made the workspace's .git as
+// the host's git sees it, every time (and "\u0130", whose simple lower
+// case is "i", likewise where a server lowercases). Now refused (EACCES).
+func TestRedTeam29EscNTFSDotlessI(t *testing.T) {
+	asUser(t, func(t *testing.T, u user) {
+		f := newFixture(t, u)
+		backing, mnt := rt29CIFuseFlags(t, "/var/tmp", "-u")
+		rt29Write(t, backing, u.uid, map[string]string{"ws/": ""})
+		r := rtRun(t, rtOpts{u: u, env: []string{"HOME=" + f.home}, args: []string{"--cwd", mnt + "/ws", "--profile", "workspace", "--",
+			"/bin/sh", "-c", "mkdir .g\u0131t; mkdir .G\u0130T; mkdir .GIT; echo done"}})
+		if r.SbxError != "" || !strings.Contains(r.Stdout, "done") {
+			t.Fatalf("run: exit %d, %q %q %s", r.ExitCode, r.Stdout, r.Stderr, r.SbxError)
+		}
+		if _, err := os.Stat(mnt + "/ws/.git"); err == nil {
+			ents, _ := os.ReadDir(backing + "/ws")
+			var names []string
+			for _, e := range ents {
+				names = append(names, e.Name())
+			}
+			t.Errorf("HOLE: the workspace has a .git as the host sees it, created by the command as %q (stderr %q)", names, r.Stderr)
 		}
 	})
 }

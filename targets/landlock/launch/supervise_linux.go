@@ -180,13 +180,13 @@ func runSupervisor(guarded []guardedPath, sockets []listedSocket, hasRuleset, de
 		if sv.guard[k] == nil {
 			sv.guard[k] = map[string]bool{}
 		}
-		sv.guard[k][foldName(path.Base(g.path))] = true
-		sv.names[foldName(path.Base(g.path))] = true
-		d := foldName(path.Dir(g.path))
+		sv.guard[k][guardKey(path.Base(g.path))] = true
+		sv.names[guardKey(path.Base(g.path))] = true
+		d := guardKey(path.Dir(g.path))
 		if sv.guardPaths[d] == nil {
 			sv.guardPaths[d] = map[string]bool{}
 		}
-		sv.guardPaths[d][foldName(path.Base(g.path))] = true
+		sv.guardPaths[d][guardKey(path.Base(g.path))] = true
 	}
 	sv.devLinks = map[string]string{}
 	for name, want := range map[string]string{"fd": "fd", "stdin": "fd/0", "stdout": "fd/1", "stderr": "fd/2"} {
@@ -783,7 +783,7 @@ func (r *resolver) parentOf(dirfd int, p string, guard bool) (int, string, unix.
 		unix.Close(pfd)
 		return -1, "", unix.EACCES
 	}
-	if folded := foldName(name); guard && r.sv.names[folded] {
+	if folded := guardKey(name); guard && r.sv.names[folded] {
 		var st unix.Stat_t
 		if err := unix.Fstat(pfd, &st); err != nil || r.sv.guard[dirKey{st.Dev, st.Ino}][folded] || r.sv.fuseAlias(pfd, folded) {
 			unix.Close(pfd)
@@ -791,6 +791,20 @@ func (r *resolver) parentOf(dirfd int, p string, guard bool) (int, string, unix.
 		}
 	}
 	return pfd, last, 0
+}
+
+// guardKey is the key a guarded name is refused under: foldName's, with
+// the two letters whose simple case mappings reach an ASCII letter that
+// Unicode case folding keeps apart (red team 29) taken as "i": the dotless
+// i (U+0131), whose upper case is "I" (NTFS compares names by their upper
+// case, so Windows' directories, served to WSL and over SMB, take
+// ".g\u0131t" for ".git"), and the dotted capital I (U+0130), whose simple
+// lower case is "i" (servers that lowercase names).
+func guardKey(name string) string {
+	if strings.ContainsAny(name, "\u0130\u0131") {
+		name = strings.NewReplacer("\u0130", "i", "\u0131", "i").Replace(name)
+	}
+	return foldName(name)
 }
 
 // fuseAlias reports whether pfd, a directory on FUSE, is a guarded
@@ -815,7 +829,7 @@ func (sv *supervisor) fuseAlias(pfd int, name string) bool {
 	if err != nil || n >= len(buf) {
 		return true
 	}
-	return sv.guardPaths[foldName(string(buf[:n]))][name]
+	return sv.guardPaths[guardKey(string(buf[:n]))][name]
 }
 
 // parent rewrites p and opens the directory in which its last component

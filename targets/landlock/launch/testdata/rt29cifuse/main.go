@@ -8,7 +8,7 @@
 // same node, hence the same inode in the kernel, under a dentry of its
 // own). Only what red team 29's test needs is served.
 //
-//	rt29cifuse [-p] BACKING MOUNTPOINT   (runs until unmounted; prints "ready")
+//	rt29cifuse [-p] [-u] BACKING MOUNTPOINT   (runs until unmounted; prints "ready")
 package main
 
 import (
@@ -53,8 +53,13 @@ var (
 	paths = map[uint64]string{}
 	// perPath: -p, a node per spelling (see node).
 	perPath bool
-	files   = map[uint64]*os.File{}
-	nextF   uint64
+	// upcase: -u, names compared as NTFS compares them, each letter
+	// mapped to its upper case (so "\u0131", the dotless i, is "I"),
+	// as Windows serves them over SMB and to WSL; otherwise Unicode
+	// simple case folding (strings.EqualFold).
+	upcase bool
+	files  = map[uint64]*os.File{}
+	nextF  uint64
 )
 
 func node(p, spelled string, st *unix.Stat_t) uint64 {
@@ -83,7 +88,7 @@ func find(dir, name string) string {
 	}
 	ents, _ := os.ReadDir(dir)
 	for _, e := range ents {
-		if strings.EqualFold(e.Name(), name) {
+		if upcase && strings.ToUpper(e.Name()) == strings.ToUpper(name) || !upcase && strings.EqualFold(e.Name(), name) {
 			return filepath.Join(dir, e.Name())
 		}
 	}
@@ -132,8 +137,10 @@ func owner(p string, uid, gid uint32) { os.Lchown(p, int(uid), int(gid)) }
 
 func main() {
 	args := os.Args[1:]
-	if len(args) > 0 && args[0] == "-p" {
-		perPath, args = true, args[1:]
+	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
+		perPath = perPath || args[0] == "-p"
+		upcase = upcase || args[0] == "-u"
+		args = args[1:]
 	}
 	backing, mnt := args[0], args[1]
 	paths[1] = backing
