@@ -466,14 +466,30 @@ profile "rt29ports" {
 // is a letter of its own; its upper case is "I", so NTFS takes ".g\u0131t"
 // for ".git": before the fix `mkdir .g\u0131t` made the workspace's .git as
 // the host's git sees it, every time (and "\u0130", whose simple lower
-// case is "i", likewise where a server lowercases). Now refused (EACCES).
+// case is "i", likewise where a server lowercases). Likewise Windows'
+// Win32 layer drops trailing dots and spaces (".git." is ".git"; git for
+// Windows refuses such names in trees for that reason): on a server that
+// does (-w), `mkdir .git.` made .git. Now refused (EACCES).
 func TestRedTeam29EscNTFSDotlessI(t *testing.T) {
 	asUser(t, func(t *testing.T, u user) {
 		f := newFixture(t, u)
-		backing, mnt := rt29CIFuseFlags(t, "/var/tmp", "-u")
+		for _, c := range []struct{ flags, script string }{
+			{"-u", "mkdir .g\u0131t; mkdir .G\u0130T; mkdir .GIT; echo done"},
+			{"-w", "mkdir .git.; mkdir '.git '; mkdir '.GIT. .'; echo done"},
+		} {
+			t.Run(c.flags, func(t *testing.T) { rt29Windows(t, u, f, c.flags, c.script) })
+		}
+	})
+}
+
+// rt29Windows runs script in a workspace without .git on a FUSE mount
+// with flags, and fails if the host's view then has a .git.
+func rt29Windows(t *testing.T, u user, f *fixture, flags, script string) {
+	{
+		backing, mnt := rt29CIFuseFlags(t, "/var/tmp", flags)
 		rt29Write(t, backing, u.uid, map[string]string{"ws/": ""})
 		r := rtRun(t, rtOpts{u: u, env: []string{"HOME=" + f.home}, args: []string{"--cwd", mnt + "/ws", "--profile", "workspace", "--",
-			"/bin/sh", "-c", "mkdir .g\u0131t; mkdir .G\u0130T; mkdir .GIT; echo done"}})
+			"/bin/sh", "-c", script}})
 		if r.SbxError != "" || !strings.Contains(r.Stdout, "done") {
 			t.Fatalf("run: exit %d, %q %q %s", r.ExitCode, r.Stdout, r.Stderr, r.SbxError)
 		}
@@ -485,5 +501,5 @@ func TestRedTeam29EscNTFSDotlessI(t *testing.T) {
 			}
 			t.Errorf("HOLE: the workspace has a .git as the host sees it, created by the command as %q (stderr %q)", names, r.Stderr)
 		}
-	})
+	}
 }

@@ -799,10 +799,15 @@ func (r *resolver) parentOf(dirfd int, p string, guard bool) (int, string, unix.
 // i (U+0131), whose upper case is "I" (NTFS compares names by their upper
 // case, so Windows' directories, served to WSL and over SMB, take
 // ".g\u0131t" for ".git"), and the dotted capital I (U+0130), whose simple
-// lower case is "i" (servers that lowercase names).
+// lower case is "i" (servers that lowercase names); and without trailing
+// dots and spaces, which Windows' Win32 layer drops (".git." is ".git"
+// there, as git for Windows knows).
 func guardKey(name string) string {
 	if strings.ContainsAny(name, "\u0130\u0131") {
 		name = strings.NewReplacer("\u0130", "i", "\u0131", "i").Replace(name)
+	}
+	if t := strings.TrimRight(name, ". "); t != name && t != "" && !strings.HasSuffix(t, "/") {
+		name = t
 	}
 	return foldName(name)
 }

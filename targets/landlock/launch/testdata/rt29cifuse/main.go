@@ -8,7 +8,7 @@
 // same node, hence the same inode in the kernel, under a dentry of its
 // own). Only what red team 29's test needs is served.
 //
-//	rt29cifuse [-p] [-u] BACKING MOUNTPOINT   (runs until unmounted; prints "ready")
+//	rt29cifuse [-p] [-u] [-w] BACKING MOUNTPOINT   (runs until unmounted; prints "ready")
 package main
 
 import (
@@ -58,8 +58,11 @@ var (
 	// as Windows serves them over SMB and to WSL; otherwise Unicode
 	// simple case folding (strings.EqualFold).
 	upcase bool
-	files  = map[uint64]*os.File{}
-	nextF  uint64
+	// win: -w, names lose their trailing dots and spaces, as Windows'
+	// Win32 layer strips them (".git." is ".git").
+	win   bool
+	files = map[uint64]*os.File{}
+	nextF uint64
 )
 
 func node(p, spelled string, st *unix.Stat_t) uint64 {
@@ -128,7 +131,13 @@ func entryAs(p, spelled string) ([]byte, syscall.Errno) {
 
 func cstr(b []byte) string {
 	if i := bytes.IndexByte(b, 0); i >= 0 {
-		return string(b[:i])
+		b = b[:i]
+	}
+	if win {
+		// Windows' Win32 names: trailing dots and spaces are dropped.
+		if t := strings.TrimRight(string(b), ". "); t != "" {
+			return t
+		}
 	}
 	return string(b)
 }
@@ -140,6 +149,7 @@ func main() {
 	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
 		perPath = perPath || args[0] == "-p"
 		upcase = upcase || args[0] == "-u"
+		win = win || args[0] == "-w"
 		args = args[1:]
 	}
 	backing, mnt := args[0], args[1]
