@@ -28,13 +28,24 @@ package launch_test
 //     its name's case swapped and refuses the run (125) when that is the
 //     same file (targets/landlock checkSpellings)
 //     (TestRedTeam29EscCaseAlias);
-//   - held (TestRedTeam29EscHeld): set-id mode bits spelled with high bits
+//   - FINDING (fixed): the same per-spelling server mounted inside a
+//     writable root (/tmp): the supervisor knew a guarded directory by
+//     device and inode only, and "../WS" is the workspace under another
+//     inode: `mkdir ../WS/.git` created the workspace's .git. On FUSE the
+//     directory's path, folded, is compared too (fuseAlias)
+//     (TestRedTeam29EscCaseAliasGuardedDir);
+//   - FINDING (fixed): the guard folded names as Unicode does, but NTFS
+//     compares their upper case (".g\u0131t", the dotless i, is ".git")
+//     and Windows' Win32 layer drops trailing dots and spaces (".git." is
+//     ".git"): on servers that compare so, both made the workspace's .git
+//     (guardKey) (TestRedTeam29EscWindowsNames);
+//   - held (TestRedTeam29EscHeld, TestRedTeam29EscHeldFastOpen): set-id mode bits spelled with high bits
 //     in chmod, fchmodat, fchmodat2, fchmod, open, openat, creat, mknod and
 //     mknodat (the kernel truncates the mode to 16 bits; the filter
 //     compares the low word); socket() with high bits in its family, type
 //     or protocol; writing or truncating sbx's own binary when it lies in
 //     the workspace (the supervisor is re-executed from it: ETXTBSY while
-//     sbx runs).
+//     sbx runs); TCP Fast Open to a denied port in ports mode.
 //
 //	go test -count=1 -run 'TestRedTeam29Esc' -v ./targets/landlock/launch
 
@@ -458,7 +469,7 @@ profile "rt29ports" {
 	})
 }
 
-// TestRedTeam29EscNTFSDotlessI: FINDING (fixed), as root and as uid 65534,
+// TestRedTeam29EscWindowsNames: FINDING (fixed), as root and as uid 65534,
 // on a FUSE mount that compares names as NTFS does (each letter mapped to
 // its upper case: Windows' file systems, served to WSL and over SMB), the
 // workspace without .git. The supervisor refuses a guarded name's other
@@ -470,14 +481,14 @@ profile "rt29ports" {
 // Win32 layer drops trailing dots and spaces (".git." is ".git"; git for
 // Windows refuses such names in trees for that reason): on a server that
 // does (-w), `mkdir .git.` made .git. Now refused (EACCES).
-func TestRedTeam29EscNTFSDotlessI(t *testing.T) {
+func TestRedTeam29EscWindowsNames(t *testing.T) {
 	asUser(t, func(t *testing.T, u user) {
 		f := newFixture(t, u)
-		for _, c := range []struct{ flags, script string }{
-			{"-u", "mkdir .g\u0131t; mkdir .G\u0130T; mkdir .GIT; echo done"},
-			{"-w", "mkdir .git.; mkdir '.git '; mkdir '.GIT. .'; echo done"},
+		for _, c := range []struct{ name, flags, script string }{
+			{"dotless-i", "-u", "mkdir .g\u0131t; mkdir .G\u0130T; mkdir .GIT; echo done"},
+			{"trailing-dots", "-w", "mkdir .git.; mkdir '.git '; mkdir '.GIT. .'; echo done"},
 		} {
-			t.Run(c.flags, func(t *testing.T) { rt29Windows(t, u, f, c.flags, c.script) })
+			t.Run(c.name, func(t *testing.T) { rt29Windows(t, u, f, c.flags, c.script) })
 		}
 	})
 }
