@@ -863,6 +863,11 @@ func (pl *Plan) Bind(b ir.Bindings, o BindOptions) (*Spec, *Report, error) {
 	ins = append(ins, devInputs(bd, v)...)
 	lo := computeLayout(ins, v, o.Supervise)
 	lo.mounts = append(lo.mounts, pinLinksOnTheWay(onTheWay, bd, lo.mounts)...)
+	if o.View == nil {
+		if err := checkSpellings(lo.mounts, bd.Rules, v); err != nil {
+			return nil, rep, fmt.Errorf("binding profile %s: %w", pl.Profile, err)
+		}
+	}
 	t.apply(lo.notes)
 	t.apply(globNotes)
 	for _, d := range bd.Dropped {
@@ -995,6 +1000,61 @@ func (pl *Plan) Bind(b ir.Bindings, o BindOptions) (*Spec, *Report, error) {
 	rep.Grants, rep.Ports, rep.Mounts = spec.Grants, spec.Ports, spec.Mounts
 	rep.Seccomp = SeccompSummary(spec.Seccomp)
 	return spec, rep, nil
+}
+
+// checkSpellings refuses a read-only carve-out, a mask or a pinned link
+// that the file system also finds under another spelling of its name (red
+// team 29). Such a mount covers one dentry: on a file system whose server
+// folds names (virtiofs and 9p serving a macOS or Windows host's
+// directories, as Lima, Docker Desktop and WSL's /mnt/c do; CIFS; FUSE
+// file systems such as ciopfs), a lookup of ".GIT" or ".ENV" returns the
+// same file under a dentry of its own, which no mount covers and which
+// keeps the writable root's rights (Landlock's rules add up, so the
+// carve-out's own rule does not narrow them): a worktree's protected
+// ".git" link file was rewritten to point at a repository the command
+// made, a denied ".env" read, and where the server gives each spelling a
+// node of its own (libfuse's path API) a directory too (".GIT/hooks"
+// created in the protected ".git"). The probe is one lstat of the name
+// with its ASCII letters' case swapped (a name without one cannot be
+// probed), more only when something is there: refused when it is the
+// same device and inode, or, on FUSE, whose servers number inodes as
+// they like, anything at all; only on the real file system.
+func checkSpellings(mounts []MountOp, rules []ir.BoundRule, v View) error {
+	for _, m := range mounts {
+		switch m.Kind {
+		case MountReadOnly, MountMask, MountPinLink:
+		default:
+			continue
+		}
+		dir, base := path.Split(m.Path)
+		other := []byte(base)
+		for i, c := range other {
+			switch {
+			case 'a' <= c && c <= 'z':
+				other[i] = c - 'a' + 'A'
+			case 'A' <= c && c <= 'Z':
+				other[i] = c - 'A' + 'a'
+			}
+		}
+		alias := dir + string(other)
+		if alias == m.Path || lstatKind(alias) == KindMissing || !sameFile(m.Path, alias) {
+			continue
+		}
+		rule := m.Why + " " + m.Path
+		for _, r := range rules {
+			if r.Path == m.Path {
+				rule = fmt.Sprintf("%s %s (%s)", r.Origin, r.Symbolic, r.Source)
+				if r.Origin == ir.OriginRule {
+					rule = fmt.Sprintf("%s %s (%s)", r.Access, r.Symbolic, r.Source)
+				}
+				break
+			}
+		}
+		what := map[MountKind]string{MountReadOnly: "the read-only mount on it", MountMask: "the mask that hides it", MountPinLink: "the mount that pins the link"}[m.Kind]
+		return fmt.Errorf("%s: %s: the file system there finds this file under other spellings of its name too (%s is the same file, or may be: a case-insensitive file system, such as virtiofs or 9p serving a macOS or Windows host's directories, CIFS or a FUSE mount), and %s covers one spelling only: the command could write or read it through another; refusing (run the command in a directory on a case-sensitive file system, or leave the rule out)",
+			rule, m.Path, alias, what)
+	}
+	return nil
 }
 
 // bindSockets binds the listed Unix sockets against what a command can

@@ -56,3 +56,19 @@ func searchable(dir string) bool {
 func userWritable(dir string) bool {
 	return unix.Faccessat(unix.AT_FDCWD, dir, unix.W_OK, unix.AT_EACCESS) == nil
 }
+
+// sameFile tells whether a and b (not followed if links) may be one file:
+// the same device and inode, or both on one FUSE file system, whose inode
+// numbers a server assigns as it likes (libfuse's path API without use_ino
+// numbers each spelling of a name apart).
+func sameFile(a, b string) bool {
+	var sa, sb unix.Stat_t
+	if unix.Lstat(a, &sa) != nil || unix.Lstat(b, &sb) != nil || sa.Dev != sb.Dev {
+		return false
+	}
+	if sa.Ino == sb.Ino {
+		return true
+	}
+	var fs unix.Statfs_t
+	return unix.Statfs(b, &fs) == nil && fs.Type == unix.FUSE_SUPER_MAGIC
+}

@@ -48,3 +48,13 @@ func userWritable(string) bool { return true }
 
 // socketNames has nothing to ask elsewhere (socketID finds no socket).
 func socketNames(uint64, uint64) ([]string, error) { return nil, nil }
+
+// sameFile tells whether a and b (not followed if links) are one file.
+func sameFile(a, b string) bool {
+	fa, err := os.Lstat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Lstat(b)
+	return err == nil && os.SameFile(fa, fb)
+}

@@ -122,6 +122,10 @@ type supervisor struct {
 	// guard maps a guarded directory to the names refused directly in it.
 	guard map[dirKey]map[string]bool
 	names map[string]bool // every guarded name, for a quick test
+	// guardPaths maps a guarded directory's path, folded, to the names
+	// refused in it: on FUSE, where a server may number each spelling of
+	// a directory apart (fuseAlias).
+	guardPaths map[string]map[string]bool
 	// sockets are the listed pathname Unix sockets (NotifyConnect).
 	sockets []listedSocket
 	// denyAbstract refuses abstract and autobound Unix addresses in bind
@@ -164,7 +168,7 @@ func runSupervisor(guarded []guardedPath, sockets []listedSocket, hasRuleset, de
 	if _, _, e := unix.Syscall(unix.SYS_IOCTL, supListenerFD, ioctlNotifIDValid, uintptr(unsafe.Pointer(&none))); e != unix.ENOENT {
 		fail(exitSetup, "sbx: supervisor: descriptor %d is not a seccomp listener (%v): this mode is sbx's own", supListenerFD, e)
 	}
-	sv := &supervisor{listener: supListenerFD, rfd: -1, procfd: supProcFD, procDepth: procDepthOf(supProcFD), guard: map[dirKey]map[string]bool{}, names: map[string]bool{}, work: make(chan func())}
+	sv := &supervisor{listener: supListenerFD, rfd: -1, procfd: supProcFD, procDepth: procDepthOf(supProcFD), guard: map[dirKey]map[string]bool{}, names: map[string]bool{}, guardPaths: map[string]map[string]bool{}, work: make(chan func())}
 	if hasRuleset {
 		sv.rfd = supRulesetFD
 	}
@@ -176,8 +180,13 @@ func runSupervisor(guarded []guardedPath, sockets []listedSocket, hasRuleset, de
 		if sv.guard[k] == nil {
 			sv.guard[k] = map[string]bool{}
 		}
-		sv.guard[k][foldName(path.Base(g.path))] = true
-		sv.names[foldName(path.Base(g.path))] = true
+		sv.guard[k][guardKey(path.Base(g.path))] = true
+		sv.names[guardKey(path.Base(g.path))] = true
+		d := guardKey(path.Dir(g.path))
+		if sv.guardPaths[d] == nil {
+			sv.guardPaths[d] = map[string]bool{}
+		}
+		sv.guardPaths[d][guardKey(path.Base(g.path))] = true
 	}
 	sv.devLinks = map[string]string{}
 	for name, want := range map[string]string{"fd": "fd", "stdin": "fd/0", "stdout": "fd/1", "stderr": "fd/2"} {
@@ -774,14 +783,58 @@ func (r *resolver) parentOf(dirfd int, p string, guard bool) (int, string, unix.
 		unix.Close(pfd)
 		return -1, "", unix.EACCES
 	}
-	if folded := foldName(name); guard && r.sv.names[folded] {
+	if folded := guardKey(name); guard && r.sv.names[folded] {
 		var st unix.Stat_t
-		if err := unix.Fstat(pfd, &st); err != nil || r.sv.guard[dirKey{st.Dev, st.Ino}][folded] {
+		if err := unix.Fstat(pfd, &st); err != nil || r.sv.guard[dirKey{st.Dev, st.Ino}][folded] || r.sv.fuseAlias(pfd, folded) {
 			unix.Close(pfd)
 			return -1, "", unix.EACCES
 		}
 	}
 	return pfd, last, 0
+}
+
+// guardKey is the key a guarded name is refused under: foldName's, with
+// the two letters whose simple case mappings reach an ASCII letter that
+// Unicode case folding keeps apart (red team 29) taken as "i": the dotless
+// i (U+0131), whose upper case is "I" (NTFS compares names by their upper
+// case, so Windows' directories, served to WSL and over SMB, take
+// ".g\u0131t" for ".git"), and the dotted capital I (U+0130), whose simple
+// lower case is "i" (servers that lowercase names); and without trailing
+// dots and spaces, which Windows' Win32 layer drops (".git." is ".git"
+// there, as git for Windows knows).
+func guardKey(name string) string {
+	if strings.ContainsAny(name, "\u0130\u0131") {
+		name = strings.NewReplacer("\u0130", "i", "\u0131", "i").Replace(name)
+	}
+	if t := strings.TrimRight(name, ". "); t != name && t != "" && !strings.HasSuffix(t, "/") {
+		name = t
+	}
+	return foldName(name)
+}
+
+// fuseAlias reports whether pfd, a directory on FUSE, is a guarded
+// directory reached by another spelling of its path, where name (folded)
+// is refused (red team 29). A case-insensitive FUSE server that gives each
+// spelling a node of its own (libfuse's path API, as ciopfs) gives the
+// directory another inode under it: "mkdir ../WS/.git" from a workspace
+// "ws" in /tmp passed the device-and-inode test and created the host's
+// .git. The kernel's path of the directory, folded, is compared with the
+// guarded directories' instead; a path that cannot be read refuses (fail
+// closed). Only guarded names on FUSE get here.
+func (sv *supervisor) fuseAlias(pfd int, name string) bool {
+	var fs unix.Statfs_t
+	if err := unix.Fstatfs(pfd, &fs); err != nil {
+		return true
+	}
+	if fs.Type != unix.FUSE_SUPER_MAGIC {
+		return false
+	}
+	buf := make([]byte, unix.PathMax)
+	n, err := unix.Readlinkat(sv.procfd, "thread-self/fd/"+strconv.Itoa(pfd), buf)
+	if err != nil || n >= len(buf) {
+		return true
+	}
+	return sv.guardPaths[guardKey(string(buf[:n]))][name]
 }
 
 // parent rewrites p and opens the directory in which its last component
