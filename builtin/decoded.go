@@ -766,13 +766,13 @@ func profileWorkspaceNet() *ir.Profile {
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
 							Line:   11,
-							Column: 16,
-							Byte:   406,
+							Column: 14,
+							Byte:   402,
 						},
 						End: ir.Pos{
 							Line:   11,
-							Column: 19,
-							Byte:   409,
+							Column: 17,
+							Byte:   405,
 						},
 					},
 				},
@@ -785,13 +785,13 @@ func profileWorkspaceNet() *ir.Profile {
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
 							Line:   10,
-							Column: 16,
-							Byte:   385,
+							Column: 14,
+							Byte:   383,
 						},
 						End: ir.Pos{
 							Line:   10,
-							Column: 20,
-							Byte:   389,
+							Column: 18,
+							Byte:   387,
 						},
 					},
 				},
@@ -804,13 +804,13 @@ func profileWorkspaceNet() *ir.Profile {
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
 							Line:   11,
-							Column: 29,
-							Byte:   419,
+							Column: 27,
+							Byte:   415,
 						},
 						End: ir.Pos{
 							Line:   11,
-							Column: 38,
-							Byte:   428,
+							Column: 36,
+							Byte:   424,
 						},
 					},
 				},
@@ -823,13 +823,13 @@ func profileWorkspaceNet() *ir.Profile {
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
 							Line:   11,
-							Column: 21,
-							Byte:   411,
+							Column: 19,
+							Byte:   407,
 						},
 						End: ir.Pos{
 							Line:   11,
-							Column: 27,
-							Byte:   417,
+							Column: 25,
+							Byte:   413,
 						},
 					},
 				},
@@ -840,14 +840,78 @@ func profileWorkspaceNet() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   12,
-							Column: 46,
-							Byte:   475,
+							Line:   18,
+							Column: 7,
+							Byte:   763,
 						},
 						End: ir.Pos{
-							Line:   12,
-							Column: 55,
-							Byte:   484,
+							Line:   18,
+							Column: 16,
+							Byte:   772,
+						},
+					},
+				},
+				{
+					Name: ".claude",
+					Source: ir.Range{
+						Filename: "builtin:workspace.hcl",
+						Start: ir.Pos{
+							Line:   18,
+							Column: 18,
+							Byte:   774,
+						},
+						End: ir.Pos{
+							Line:   18,
+							Column: 27,
+							Byte:   783,
+						},
+					},
+				},
+				{
+					Name: ".codex",
+					Source: ir.Range{
+						Filename: "builtin:workspace.hcl",
+						Start: ir.Pos{
+							Line:   18,
+							Column: 29,
+							Byte:   785,
+						},
+						End: ir.Pos{
+							Line:   18,
+							Column: 37,
+							Byte:   793,
+						},
+					},
+				},
+				{
+					Name: ".cursor",
+					Source: ir.Range{
+						Filename: "builtin:workspace.hcl",
+						Start: ir.Pos{
+							Line:   18,
+							Column: 50,
+							Byte:   806,
+						},
+						End: ir.Pos{
+							Line:   18,
+							Column: 59,
+							Byte:   815,
+						},
+					},
+				},
+				{
+					Name: ".gemini",
+					Source: ir.Range{
+						Filename: "builtin:workspace.hcl",
+						Start: ir.Pos{
+							Line:   18,
+							Column: 39,
+							Byte:   795,
+						},
+						End: ir.Pos{
+							Line:   18,
+							Column: 48,
+							Byte:   804,
 						},
 					},
 				},
@@ -856,14 +920,14 @@ func profileWorkspaceNet() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   12,
-							Column: 16,
-							Byte:   445,
+							Line:   17,
+							Column: 7,
+							Byte:   719,
 						},
 						End: ir.Pos{
-							Line:   12,
-							Column: 22,
-							Byte:   451,
+							Line:   17,
+							Column: 13,
+							Byte:   725,
 						},
 					},
 				},
@@ -872,14 +936,14 @@ func profileWorkspaceNet() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   12,
-							Column: 24,
-							Byte:   453,
+							Line:   17,
+							Column: 15,
+							Byte:   727,
 						},
 						End: ir.Pos{
-							Line:   12,
-							Column: 29,
-							Byte:   458,
+							Line:   17,
+							Column: 20,
+							Byte:   732,
 						},
 					},
 				},
@@ -888,14 +952,14 @@ func profileWorkspaceNet() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   12,
-							Column: 39,
-							Byte:   468,
+							Line:   17,
+							Column: 30,
+							Byte:   742,
 						},
 						End: ir.Pos{
-							Line:   12,
-							Column: 44,
-							Byte:   473,
+							Line:   17,
+							Column: 35,
+							Byte:   747,
 						},
 					},
 				},
@@ -904,14 +968,30 @@ func profileWorkspaceNet() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   12,
-							Column: 31,
-							Byte:   460,
+							Line:   17,
+							Column: 22,
+							Byte:   734,
 						},
 						End: ir.Pos{
-							Line:   12,
-							Column: 37,
-							Byte:   466,
+							Line:   17,
+							Column: 28,
+							Byte:   740,
+						},
+					},
+				},
+				{
+					Name: ".vscode",
+					Source: ir.Range{
+						Filename: "builtin:workspace.hcl",
+						Start: ir.Pos{
+							Line:   18,
+							Column: 61,
+							Byte:   817,
+						},
+						End: ir.Pos{
+							Line:   18,
+							Column: 70,
+							Byte:   826,
 						},
 					},
 				},
@@ -920,14 +1000,14 @@ func profileWorkspaceNet() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   12,
-							Column: 57,
-							Byte:   486,
+							Line:   17,
+							Column: 37,
+							Byte:   749,
 						},
 						End: ir.Pos{
-							Line:   12,
-							Column: 63,
-							Byte:   492,
+							Line:   17,
+							Column: 43,
+							Byte:   755,
 						},
 					},
 				},
@@ -1039,13 +1119,13 @@ func planWorkspaceNet() *landlock.Plan {
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
 						Line:   10,
-						Column: 16,
-						Byte:   385,
+						Column: 14,
+						Byte:   383,
 					},
 					End: ir.Pos{
 						Line:   10,
-						Column: 20,
-						Byte:   389,
+						Column: 18,
+						Byte:   387,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -1058,14 +1138,94 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   12,
-						Column: 46,
-						Byte:   475,
+						Line:   18,
+						Column: 7,
+						Byte:   763,
 					},
 					End: ir.Pos{
-						Line:   12,
-						Column: 55,
-						Byte:   484,
+						Line:   18,
+						Column: 16,
+						Byte:   772,
+					},
+				},
+				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
+			},
+			{
+				Feature: "truncate",
+				ABI:     3,
+				Kernel:  "6.2",
+				Rule:    "protect .claude",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   18,
+						Column: 18,
+						Byte:   774,
+					},
+					End: ir.Pos{
+						Line:   18,
+						Column: 27,
+						Byte:   783,
+					},
+				},
+				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
+			},
+			{
+				Feature: "truncate",
+				ABI:     3,
+				Kernel:  "6.2",
+				Rule:    "protect .codex",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   18,
+						Column: 29,
+						Byte:   785,
+					},
+					End: ir.Pos{
+						Line:   18,
+						Column: 37,
+						Byte:   793,
+					},
+				},
+				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
+			},
+			{
+				Feature: "truncate",
+				ABI:     3,
+				Kernel:  "6.2",
+				Rule:    "protect .cursor",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   18,
+						Column: 50,
+						Byte:   806,
+					},
+					End: ir.Pos{
+						Line:   18,
+						Column: 59,
+						Byte:   815,
+					},
+				},
+				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
+			},
+			{
+				Feature: "truncate",
+				ABI:     3,
+				Kernel:  "6.2",
+				Rule:    "protect .gemini",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   18,
+						Column: 39,
+						Byte:   795,
+					},
+					End: ir.Pos{
+						Line:   18,
+						Column: 48,
+						Byte:   804,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -1078,14 +1238,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   12,
-						Column: 16,
-						Byte:   445,
+						Line:   17,
+						Column: 7,
+						Byte:   719,
 					},
 					End: ir.Pos{
-						Line:   12,
-						Column: 22,
-						Byte:   451,
+						Line:   17,
+						Column: 13,
+						Byte:   725,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -1098,14 +1258,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   12,
-						Column: 24,
-						Byte:   453,
+						Line:   17,
+						Column: 15,
+						Byte:   727,
 					},
 					End: ir.Pos{
-						Line:   12,
-						Column: 29,
-						Byte:   458,
+						Line:   17,
+						Column: 20,
+						Byte:   732,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -1118,14 +1278,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   12,
-						Column: 39,
-						Byte:   468,
+						Line:   17,
+						Column: 30,
+						Byte:   742,
 					},
 					End: ir.Pos{
-						Line:   12,
-						Column: 44,
-						Byte:   473,
+						Line:   17,
+						Column: 35,
+						Byte:   747,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -1138,14 +1298,34 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   12,
-						Column: 31,
-						Byte:   460,
+						Line:   17,
+						Column: 22,
+						Byte:   734,
 					},
 					End: ir.Pos{
-						Line:   12,
-						Column: 37,
-						Byte:   466,
+						Line:   17,
+						Column: 28,
+						Byte:   740,
+					},
+				},
+				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
+			},
+			{
+				Feature: "truncate",
+				ABI:     3,
+				Kernel:  "6.2",
+				Rule:    "protect .vscode",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   18,
+						Column: 61,
+						Byte:   817,
+					},
+					End: ir.Pos{
+						Line:   18,
+						Column: 70,
+						Byte:   826,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -1158,14 +1338,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   12,
-						Column: 57,
-						Byte:   486,
+						Line:   17,
+						Column: 37,
+						Byte:   749,
 					},
 					End: ir.Pos{
-						Line:   12,
-						Column: 63,
-						Byte:   492,
+						Line:   17,
+						Column: 43,
+						Byte:   755,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -1179,13 +1359,13 @@ func planWorkspaceNet() *landlock.Plan {
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
 						Line:   11,
-						Column: 16,
-						Byte:   406,
+						Column: 14,
+						Byte:   402,
 					},
 					End: ir.Pos{
 						Line:   11,
-						Column: 19,
-						Byte:   409,
+						Column: 17,
+						Byte:   405,
 					},
 				},
 				Fallback: "rename and link across directories inside writable roots are always denied (restrictive)",
@@ -1199,13 +1379,13 @@ func planWorkspaceNet() *landlock.Plan {
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
 						Line:   11,
-						Column: 29,
-						Byte:   419,
+						Column: 27,
+						Byte:   415,
 					},
 					End: ir.Pos{
 						Line:   11,
-						Column: 38,
-						Byte:   428,
+						Column: 36,
+						Byte:   424,
 					},
 				},
 				Fallback: "rename and link across directories inside writable roots are always denied (restrictive)",
@@ -1219,13 +1399,13 @@ func planWorkspaceNet() *landlock.Plan {
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
 						Line:   11,
-						Column: 21,
-						Byte:   411,
+						Column: 19,
+						Byte:   407,
 					},
 					End: ir.Pos{
 						Line:   11,
-						Column: 27,
-						Byte:   417,
+						Column: 25,
+						Byte:   413,
 					},
 				},
 				Fallback: "rename and link across directories inside writable roots are always denied (restrictive)",
@@ -1246,13 +1426,13 @@ func planWorkspaceNet() *landlock.Plan {
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
 						Line:   11,
-						Column: 16,
-						Byte:   406,
+						Column: 14,
+						Byte:   402,
 					},
 					End: ir.Pos{
 						Line:   11,
-						Column: 19,
-						Byte:   409,
+						Column: 17,
+						Byte:   405,
 					},
 				},
 			},
@@ -1266,13 +1446,13 @@ func planWorkspaceNet() *landlock.Plan {
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
 						Line:   10,
-						Column: 16,
-						Byte:   385,
+						Column: 14,
+						Byte:   383,
 					},
 					End: ir.Pos{
 						Line:   10,
-						Column: 20,
-						Byte:   389,
+						Column: 18,
+						Byte:   387,
 					},
 				},
 			},
@@ -1286,13 +1466,13 @@ func planWorkspaceNet() *landlock.Plan {
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
 						Line:   11,
-						Column: 29,
-						Byte:   419,
+						Column: 27,
+						Byte:   415,
 					},
 					End: ir.Pos{
 						Line:   11,
-						Column: 38,
-						Byte:   428,
+						Column: 36,
+						Byte:   424,
 					},
 				},
 			},
@@ -1306,13 +1486,13 @@ func planWorkspaceNet() *landlock.Plan {
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
 						Line:   11,
-						Column: 21,
-						Byte:   411,
+						Column: 19,
+						Byte:   407,
 					},
 					End: ir.Pos{
 						Line:   11,
-						Column: 27,
-						Byte:   417,
+						Column: 25,
+						Byte:   413,
 					},
 				},
 			},
@@ -1323,14 +1503,78 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   12,
-						Column: 46,
-						Byte:   475,
+						Line:   18,
+						Column: 7,
+						Byte:   763,
 					},
 					End: ir.Pos{
-						Line:   12,
-						Column: 55,
-						Byte:   484,
+						Line:   18,
+						Column: 16,
+						Byte:   772,
+					},
+				},
+			},
+			{
+				Name: ".claude",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   18,
+						Column: 18,
+						Byte:   774,
+					},
+					End: ir.Pos{
+						Line:   18,
+						Column: 27,
+						Byte:   783,
+					},
+				},
+			},
+			{
+				Name: ".codex",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   18,
+						Column: 29,
+						Byte:   785,
+					},
+					End: ir.Pos{
+						Line:   18,
+						Column: 37,
+						Byte:   793,
+					},
+				},
+			},
+			{
+				Name: ".cursor",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   18,
+						Column: 50,
+						Byte:   806,
+					},
+					End: ir.Pos{
+						Line:   18,
+						Column: 59,
+						Byte:   815,
+					},
+				},
+			},
+			{
+				Name: ".gemini",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   18,
+						Column: 39,
+						Byte:   795,
+					},
+					End: ir.Pos{
+						Line:   18,
+						Column: 48,
+						Byte:   804,
 					},
 				},
 			},
@@ -1339,14 +1583,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   12,
-						Column: 16,
-						Byte:   445,
+						Line:   17,
+						Column: 7,
+						Byte:   719,
 					},
 					End: ir.Pos{
-						Line:   12,
-						Column: 22,
-						Byte:   451,
+						Line:   17,
+						Column: 13,
+						Byte:   725,
 					},
 				},
 			},
@@ -1355,14 +1599,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   12,
-						Column: 24,
-						Byte:   453,
+						Line:   17,
+						Column: 15,
+						Byte:   727,
 					},
 					End: ir.Pos{
-						Line:   12,
-						Column: 29,
-						Byte:   458,
+						Line:   17,
+						Column: 20,
+						Byte:   732,
 					},
 				},
 			},
@@ -1371,14 +1615,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   12,
-						Column: 39,
-						Byte:   468,
+						Line:   17,
+						Column: 30,
+						Byte:   742,
 					},
 					End: ir.Pos{
-						Line:   12,
-						Column: 44,
-						Byte:   473,
+						Line:   17,
+						Column: 35,
+						Byte:   747,
 					},
 				},
 			},
@@ -1387,14 +1631,30 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   12,
-						Column: 31,
-						Byte:   460,
+						Line:   17,
+						Column: 22,
+						Byte:   734,
 					},
 					End: ir.Pos{
-						Line:   12,
-						Column: 37,
-						Byte:   466,
+						Line:   17,
+						Column: 28,
+						Byte:   740,
+					},
+				},
+			},
+			{
+				Name: ".vscode",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   18,
+						Column: 61,
+						Byte:   817,
+					},
+					End: ir.Pos{
+						Line:   18,
+						Column: 70,
+						Byte:   826,
 					},
 				},
 			},
@@ -1403,14 +1663,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   12,
-						Column: 57,
-						Byte:   486,
+						Line:   17,
+						Column: 37,
+						Byte:   749,
 					},
 					End: ir.Pos{
-						Line:   12,
-						Column: 63,
-						Byte:   492,
+						Line:   17,
+						Column: 43,
+						Byte:   755,
 					},
 				},
 			},
@@ -1449,6 +1709,26 @@ func planWorkspaceNet() *landlock.Plan {
 					Why:    "read",
 				},
 				{
+					Path:   "{cwd}/.claude",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{cwd}/.codex",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{cwd}/.cursor",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{cwd}/.gemini",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
 					Path:   "{cwd}/.git",
 					Rights: 13,
 					Why:    "read",
@@ -1469,6 +1749,11 @@ func planWorkspaceNet() *landlock.Plan {
 					Why:    "read",
 				},
 				{
+					Path:   "{cwd}/.vscode",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
 					Path:   "{cwd}/HEAD",
 					Rights: 13,
 					Why:    "read",
@@ -1480,6 +1765,26 @@ func planWorkspaceNet() *landlock.Plan {
 				},
 				{
 					Path:   "{slash_tmp}/.agents",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{slash_tmp}/.claude",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{slash_tmp}/.codex",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{slash_tmp}/.cursor",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{slash_tmp}/.gemini",
 					Rights: 13,
 					Why:    "read",
 				},
@@ -1504,6 +1809,11 @@ func planWorkspaceNet() *landlock.Plan {
 					Why:    "read",
 				},
 				{
+					Path:   "{slash_tmp}/.vscode",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
 					Path:   "{slash_tmp}/HEAD",
 					Rights: 13,
 					Why:    "read",
@@ -1515,6 +1825,26 @@ func planWorkspaceNet() *landlock.Plan {
 				},
 				{
 					Path:   "{tmpdir}/.agents",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{tmpdir}/.claude",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{tmpdir}/.codex",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{tmpdir}/.cursor",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{tmpdir}/.gemini",
 					Rights: 13,
 					Why:    "read",
 				},
@@ -1535,6 +1865,11 @@ func planWorkspaceNet() *landlock.Plan {
 				},
 				{
 					Path:   "{tmpdir}/.svn",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{tmpdir}/.vscode",
 					Rights: 13,
 					Why:    "read",
 				},
@@ -1572,6 +1907,26 @@ func planWorkspaceNet() *landlock.Plan {
 				},
 				{
 					Kind: "read-only",
+					Path: "{cwd}/.claude",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{cwd}/.codex",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{cwd}/.cursor",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{cwd}/.gemini",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
 					Path: "{cwd}/.git",
 					Why:  "read",
 				},
@@ -1592,12 +1947,37 @@ func planWorkspaceNet() *landlock.Plan {
 				},
 				{
 					Kind: "read-only",
+					Path: "{cwd}/.vscode",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
 					Path: "{cwd}/HEAD",
 					Why:  "read",
 				},
 				{
 					Kind: "read-only",
 					Path: "{slash_tmp}/.agents",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{slash_tmp}/.claude",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{slash_tmp}/.codex",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{slash_tmp}/.cursor",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{slash_tmp}/.gemini",
 					Why:  "read",
 				},
 				{
@@ -1622,12 +2002,37 @@ func planWorkspaceNet() *landlock.Plan {
 				},
 				{
 					Kind: "read-only",
+					Path: "{slash_tmp}/.vscode",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
 					Path: "{slash_tmp}/HEAD",
 					Why:  "read",
 				},
 				{
 					Kind: "read-only",
 					Path: "{tmpdir}/.agents",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{tmpdir}/.claude",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{tmpdir}/.codex",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{tmpdir}/.cursor",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{tmpdir}/.gemini",
 					Why:  "read",
 				},
 				{
@@ -1648,6 +2053,11 @@ func planWorkspaceNet() *landlock.Plan {
 				{
 					Kind: "read-only",
 					Path: "{tmpdir}/.svn",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{tmpdir}/.vscode",
 					Why:  "read",
 				},
 				{
@@ -1693,13 +2103,13 @@ func planWorkspaceNet() *landlock.Plan {
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
 						Line:   11,
-						Column: 16,
-						Byte:   406,
+						Column: 14,
+						Byte:   402,
 					},
 					End: ir.Pos{
 						Line:   11,
-						Column: 19,
-						Byte:   409,
+						Column: 17,
+						Byte:   405,
 					},
 				},
 				Level:  "exact",
@@ -1711,13 +2121,13 @@ func planWorkspaceNet() *landlock.Plan {
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
 						Line:   10,
-						Column: 16,
-						Byte:   385,
+						Column: 14,
+						Byte:   383,
 					},
 					End: ir.Pos{
 						Line:   10,
-						Column: 20,
-						Byte:   389,
+						Column: 18,
+						Byte:   387,
 					},
 				},
 				Level:  "exact",
@@ -1729,13 +2139,13 @@ func planWorkspaceNet() *landlock.Plan {
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
 						Line:   11,
-						Column: 29,
-						Byte:   419,
+						Column: 27,
+						Byte:   415,
 					},
 					End: ir.Pos{
 						Line:   11,
-						Column: 38,
-						Byte:   428,
+						Column: 36,
+						Byte:   424,
 					},
 				},
 				Level:  "exact",
@@ -1747,13 +2157,13 @@ func planWorkspaceNet() *landlock.Plan {
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
 						Line:   11,
-						Column: 21,
-						Byte:   411,
+						Column: 19,
+						Byte:   407,
 					},
 					End: ir.Pos{
 						Line:   11,
-						Column: 27,
-						Byte:   417,
+						Column: 25,
+						Byte:   413,
 					},
 				},
 				Level:  "exact",
@@ -1764,14 +2174,94 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   12,
-						Column: 46,
-						Byte:   475,
+						Line:   18,
+						Column: 7,
+						Byte:   763,
 					},
 					End: ir.Pos{
-						Line:   12,
-						Column: 55,
-						Byte:   484,
+						Line:   18,
+						Column: 16,
+						Byte:   772,
+					},
+				},
+				Level:     "supplementary",
+				Mechanism: "mount-namespace read-only bind",
+				Detail:    "Landlock alone would grant write here (rights are inherited from /{cwd}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{slash_tmp}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{tmpdir}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive)",
+				MinABI:    3,
+			},
+			{
+				Rule: "protect .claude",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   18,
+						Column: 18,
+						Byte:   774,
+					},
+					End: ir.Pos{
+						Line:   18,
+						Column: 27,
+						Byte:   783,
+					},
+				},
+				Level:     "supplementary",
+				Mechanism: "mount-namespace read-only bind",
+				Detail:    "Landlock alone would grant write here (rights are inherited from /{cwd}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{slash_tmp}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{tmpdir}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive)",
+				MinABI:    3,
+			},
+			{
+				Rule: "protect .codex",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   18,
+						Column: 29,
+						Byte:   785,
+					},
+					End: ir.Pos{
+						Line:   18,
+						Column: 37,
+						Byte:   793,
+					},
+				},
+				Level:     "supplementary",
+				Mechanism: "mount-namespace read-only bind",
+				Detail:    "Landlock alone would grant write here (rights are inherited from /{cwd}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{slash_tmp}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{tmpdir}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive)",
+				MinABI:    3,
+			},
+			{
+				Rule: "protect .cursor",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   18,
+						Column: 50,
+						Byte:   806,
+					},
+					End: ir.Pos{
+						Line:   18,
+						Column: 59,
+						Byte:   815,
+					},
+				},
+				Level:     "supplementary",
+				Mechanism: "mount-namespace read-only bind",
+				Detail:    "Landlock alone would grant write here (rights are inherited from /{cwd}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{slash_tmp}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{tmpdir}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive)",
+				MinABI:    3,
+			},
+			{
+				Rule: "protect .gemini",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   18,
+						Column: 39,
+						Byte:   795,
+					},
+					End: ir.Pos{
+						Line:   18,
+						Column: 48,
+						Byte:   804,
 					},
 				},
 				Level:     "supplementary",
@@ -1784,14 +2274,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   12,
-						Column: 16,
-						Byte:   445,
+						Line:   17,
+						Column: 7,
+						Byte:   719,
 					},
 					End: ir.Pos{
-						Line:   12,
-						Column: 22,
-						Byte:   451,
+						Line:   17,
+						Column: 13,
+						Byte:   725,
 					},
 				},
 				Level:     "supplementary",
@@ -1804,14 +2294,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   12,
-						Column: 24,
-						Byte:   453,
+						Line:   17,
+						Column: 15,
+						Byte:   727,
 					},
 					End: ir.Pos{
-						Line:   12,
-						Column: 29,
-						Byte:   458,
+						Line:   17,
+						Column: 20,
+						Byte:   732,
 					},
 				},
 				Level:     "supplementary",
@@ -1824,14 +2314,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   12,
-						Column: 39,
-						Byte:   468,
+						Line:   17,
+						Column: 30,
+						Byte:   742,
 					},
 					End: ir.Pos{
-						Line:   12,
-						Column: 44,
-						Byte:   473,
+						Line:   17,
+						Column: 35,
+						Byte:   747,
 					},
 				},
 				Level:     "supplementary",
@@ -1844,14 +2334,34 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   12,
-						Column: 31,
-						Byte:   460,
+						Line:   17,
+						Column: 22,
+						Byte:   734,
 					},
 					End: ir.Pos{
-						Line:   12,
-						Column: 37,
-						Byte:   466,
+						Line:   17,
+						Column: 28,
+						Byte:   740,
+					},
+				},
+				Level:     "supplementary",
+				Mechanism: "mount-namespace read-only bind",
+				Detail:    "Landlock alone would grant write here (rights are inherited from /{cwd}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{slash_tmp}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{tmpdir}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive)",
+				MinABI:    3,
+			},
+			{
+				Rule: "protect .vscode",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   18,
+						Column: 61,
+						Byte:   817,
+					},
+					End: ir.Pos{
+						Line:   18,
+						Column: 70,
+						Byte:   826,
 					},
 				},
 				Level:     "supplementary",
@@ -1864,14 +2374,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   12,
-						Column: 57,
-						Byte:   486,
+						Line:   17,
+						Column: 37,
+						Byte:   749,
 					},
 					End: ir.Pos{
-						Line:   12,
-						Column: 63,
-						Byte:   492,
+						Line:   17,
+						Column: 43,
+						Byte:   755,
 					},
 				},
 				Level:     "supplementary",
@@ -1919,13 +2429,13 @@ func profileWorkspace() *ir.Profile {
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
 							Line:   11,
-							Column: 16,
-							Byte:   406,
+							Column: 14,
+							Byte:   402,
 						},
 						End: ir.Pos{
 							Line:   11,
-							Column: 19,
-							Byte:   409,
+							Column: 17,
+							Byte:   405,
 						},
 					},
 				},
@@ -1938,13 +2448,13 @@ func profileWorkspace() *ir.Profile {
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
 							Line:   10,
-							Column: 16,
-							Byte:   385,
+							Column: 14,
+							Byte:   383,
 						},
 						End: ir.Pos{
 							Line:   10,
-							Column: 20,
-							Byte:   389,
+							Column: 18,
+							Byte:   387,
 						},
 					},
 				},
@@ -1957,13 +2467,13 @@ func profileWorkspace() *ir.Profile {
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
 							Line:   11,
-							Column: 29,
-							Byte:   419,
+							Column: 27,
+							Byte:   415,
 						},
 						End: ir.Pos{
 							Line:   11,
-							Column: 38,
-							Byte:   428,
+							Column: 36,
+							Byte:   424,
 						},
 					},
 				},
@@ -1976,13 +2486,13 @@ func profileWorkspace() *ir.Profile {
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
 							Line:   11,
-							Column: 21,
-							Byte:   411,
+							Column: 19,
+							Byte:   407,
 						},
 						End: ir.Pos{
 							Line:   11,
-							Column: 27,
-							Byte:   417,
+							Column: 25,
+							Byte:   413,
 						},
 					},
 				},
@@ -1993,14 +2503,78 @@ func profileWorkspace() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   12,
-							Column: 46,
-							Byte:   475,
+							Line:   18,
+							Column: 7,
+							Byte:   763,
 						},
 						End: ir.Pos{
-							Line:   12,
-							Column: 55,
-							Byte:   484,
+							Line:   18,
+							Column: 16,
+							Byte:   772,
+						},
+					},
+				},
+				{
+					Name: ".claude",
+					Source: ir.Range{
+						Filename: "builtin:workspace.hcl",
+						Start: ir.Pos{
+							Line:   18,
+							Column: 18,
+							Byte:   774,
+						},
+						End: ir.Pos{
+							Line:   18,
+							Column: 27,
+							Byte:   783,
+						},
+					},
+				},
+				{
+					Name: ".codex",
+					Source: ir.Range{
+						Filename: "builtin:workspace.hcl",
+						Start: ir.Pos{
+							Line:   18,
+							Column: 29,
+							Byte:   785,
+						},
+						End: ir.Pos{
+							Line:   18,
+							Column: 37,
+							Byte:   793,
+						},
+					},
+				},
+				{
+					Name: ".cursor",
+					Source: ir.Range{
+						Filename: "builtin:workspace.hcl",
+						Start: ir.Pos{
+							Line:   18,
+							Column: 50,
+							Byte:   806,
+						},
+						End: ir.Pos{
+							Line:   18,
+							Column: 59,
+							Byte:   815,
+						},
+					},
+				},
+				{
+					Name: ".gemini",
+					Source: ir.Range{
+						Filename: "builtin:workspace.hcl",
+						Start: ir.Pos{
+							Line:   18,
+							Column: 39,
+							Byte:   795,
+						},
+						End: ir.Pos{
+							Line:   18,
+							Column: 48,
+							Byte:   804,
 						},
 					},
 				},
@@ -2009,14 +2583,14 @@ func profileWorkspace() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   12,
-							Column: 16,
-							Byte:   445,
+							Line:   17,
+							Column: 7,
+							Byte:   719,
 						},
 						End: ir.Pos{
-							Line:   12,
-							Column: 22,
-							Byte:   451,
+							Line:   17,
+							Column: 13,
+							Byte:   725,
 						},
 					},
 				},
@@ -2025,14 +2599,14 @@ func profileWorkspace() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   12,
-							Column: 24,
-							Byte:   453,
+							Line:   17,
+							Column: 15,
+							Byte:   727,
 						},
 						End: ir.Pos{
-							Line:   12,
-							Column: 29,
-							Byte:   458,
+							Line:   17,
+							Column: 20,
+							Byte:   732,
 						},
 					},
 				},
@@ -2041,14 +2615,14 @@ func profileWorkspace() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   12,
-							Column: 39,
-							Byte:   468,
+							Line:   17,
+							Column: 30,
+							Byte:   742,
 						},
 						End: ir.Pos{
-							Line:   12,
-							Column: 44,
-							Byte:   473,
+							Line:   17,
+							Column: 35,
+							Byte:   747,
 						},
 					},
 				},
@@ -2057,14 +2631,30 @@ func profileWorkspace() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   12,
-							Column: 31,
-							Byte:   460,
+							Line:   17,
+							Column: 22,
+							Byte:   734,
 						},
 						End: ir.Pos{
-							Line:   12,
-							Column: 37,
-							Byte:   466,
+							Line:   17,
+							Column: 28,
+							Byte:   740,
+						},
+					},
+				},
+				{
+					Name: ".vscode",
+					Source: ir.Range{
+						Filename: "builtin:workspace.hcl",
+						Start: ir.Pos{
+							Line:   18,
+							Column: 61,
+							Byte:   817,
+						},
+						End: ir.Pos{
+							Line:   18,
+							Column: 70,
+							Byte:   826,
 						},
 					},
 				},
@@ -2073,14 +2663,14 @@ func profileWorkspace() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   12,
-							Column: 57,
-							Byte:   486,
+							Line:   17,
+							Column: 37,
+							Byte:   749,
 						},
 						End: ir.Pos{
-							Line:   12,
-							Column: 63,
-							Byte:   492,
+							Line:   17,
+							Column: 43,
+							Byte:   755,
 						},
 					},
 				},
@@ -2091,14 +2681,14 @@ func profileWorkspace() *ir.Profile {
 			Source: ir.Range{
 				Filename: "builtin:workspace.hcl",
 				Start: ir.Pos{
-					Line:   15,
+					Line:   22,
 					Column: 3,
-					Byte:   580,
+					Byte:   841,
 				},
 				End: ir.Pos{
-					Line:   15,
+					Line:   22,
 					Column: 10,
-					Byte:   587,
+					Byte:   848,
 				},
 			},
 		},
@@ -2169,14 +2759,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   15,
+						Line:   22,
 						Column: 3,
-						Byte:   580,
+						Byte:   841,
 					},
 					End: ir.Pos{
-						Line:   15,
+						Line:   22,
 						Column: 10,
-						Byte:   587,
+						Byte:   848,
 					},
 				},
 				Fallback: "abstract Unix sockets outside the sandbox are in another network namespace",
@@ -2210,14 +2800,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   15,
+						Line:   22,
 						Column: 3,
-						Byte:   580,
+						Byte:   841,
 					},
 					End: ir.Pos{
-						Line:   15,
+						Line:   22,
 						Column: 10,
-						Byte:   587,
+						Byte:   848,
 					},
 				},
 				Fallback: "TCP is still denied by seccomp and the network namespace",
@@ -2231,13 +2821,13 @@ func planWorkspace() *landlock.Plan {
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
 						Line:   10,
-						Column: 16,
-						Byte:   385,
+						Column: 14,
+						Byte:   383,
 					},
 					End: ir.Pos{
 						Line:   10,
-						Column: 20,
-						Byte:   389,
+						Column: 18,
+						Byte:   387,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -2250,14 +2840,94 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   12,
-						Column: 46,
-						Byte:   475,
+						Line:   18,
+						Column: 7,
+						Byte:   763,
 					},
 					End: ir.Pos{
-						Line:   12,
-						Column: 55,
-						Byte:   484,
+						Line:   18,
+						Column: 16,
+						Byte:   772,
+					},
+				},
+				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
+			},
+			{
+				Feature: "truncate",
+				ABI:     3,
+				Kernel:  "6.2",
+				Rule:    "protect .claude",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   18,
+						Column: 18,
+						Byte:   774,
+					},
+					End: ir.Pos{
+						Line:   18,
+						Column: 27,
+						Byte:   783,
+					},
+				},
+				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
+			},
+			{
+				Feature: "truncate",
+				ABI:     3,
+				Kernel:  "6.2",
+				Rule:    "protect .codex",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   18,
+						Column: 29,
+						Byte:   785,
+					},
+					End: ir.Pos{
+						Line:   18,
+						Column: 37,
+						Byte:   793,
+					},
+				},
+				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
+			},
+			{
+				Feature: "truncate",
+				ABI:     3,
+				Kernel:  "6.2",
+				Rule:    "protect .cursor",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   18,
+						Column: 50,
+						Byte:   806,
+					},
+					End: ir.Pos{
+						Line:   18,
+						Column: 59,
+						Byte:   815,
+					},
+				},
+				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
+			},
+			{
+				Feature: "truncate",
+				ABI:     3,
+				Kernel:  "6.2",
+				Rule:    "protect .gemini",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   18,
+						Column: 39,
+						Byte:   795,
+					},
+					End: ir.Pos{
+						Line:   18,
+						Column: 48,
+						Byte:   804,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -2270,14 +2940,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   12,
-						Column: 16,
-						Byte:   445,
+						Line:   17,
+						Column: 7,
+						Byte:   719,
 					},
 					End: ir.Pos{
-						Line:   12,
-						Column: 22,
-						Byte:   451,
+						Line:   17,
+						Column: 13,
+						Byte:   725,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -2290,14 +2960,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   12,
-						Column: 24,
-						Byte:   453,
+						Line:   17,
+						Column: 15,
+						Byte:   727,
 					},
 					End: ir.Pos{
-						Line:   12,
-						Column: 29,
-						Byte:   458,
+						Line:   17,
+						Column: 20,
+						Byte:   732,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -2310,14 +2980,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   12,
-						Column: 39,
-						Byte:   468,
+						Line:   17,
+						Column: 30,
+						Byte:   742,
 					},
 					End: ir.Pos{
-						Line:   12,
-						Column: 44,
-						Byte:   473,
+						Line:   17,
+						Column: 35,
+						Byte:   747,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -2330,14 +3000,34 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   12,
-						Column: 31,
-						Byte:   460,
+						Line:   17,
+						Column: 22,
+						Byte:   734,
 					},
 					End: ir.Pos{
-						Line:   12,
-						Column: 37,
-						Byte:   466,
+						Line:   17,
+						Column: 28,
+						Byte:   740,
+					},
+				},
+				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
+			},
+			{
+				Feature: "truncate",
+				ABI:     3,
+				Kernel:  "6.2",
+				Rule:    "protect .vscode",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   18,
+						Column: 61,
+						Byte:   817,
+					},
+					End: ir.Pos{
+						Line:   18,
+						Column: 70,
+						Byte:   826,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -2350,14 +3040,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   12,
-						Column: 57,
-						Byte:   486,
+						Line:   17,
+						Column: 37,
+						Byte:   749,
 					},
 					End: ir.Pos{
-						Line:   12,
-						Column: 63,
-						Byte:   492,
+						Line:   17,
+						Column: 43,
+						Byte:   755,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -2371,13 +3061,13 @@ func planWorkspace() *landlock.Plan {
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
 						Line:   11,
-						Column: 16,
-						Byte:   406,
+						Column: 14,
+						Byte:   402,
 					},
 					End: ir.Pos{
 						Line:   11,
-						Column: 19,
-						Byte:   409,
+						Column: 17,
+						Byte:   405,
 					},
 				},
 				Fallback: "rename and link across directories inside writable roots are always denied (restrictive)",
@@ -2391,13 +3081,13 @@ func planWorkspace() *landlock.Plan {
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
 						Line:   11,
-						Column: 29,
-						Byte:   419,
+						Column: 27,
+						Byte:   415,
 					},
 					End: ir.Pos{
 						Line:   11,
-						Column: 38,
-						Byte:   428,
+						Column: 36,
+						Byte:   424,
 					},
 				},
 				Fallback: "rename and link across directories inside writable roots are always denied (restrictive)",
@@ -2411,13 +3101,13 @@ func planWorkspace() *landlock.Plan {
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
 						Line:   11,
-						Column: 21,
-						Byte:   411,
+						Column: 19,
+						Byte:   407,
 					},
 					End: ir.Pos{
 						Line:   11,
-						Column: 27,
-						Byte:   417,
+						Column: 25,
+						Byte:   413,
 					},
 				},
 				Fallback: "rename and link across directories inside writable roots are always denied (restrictive)",
@@ -2439,13 +3129,13 @@ func planWorkspace() *landlock.Plan {
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
 						Line:   11,
-						Column: 16,
-						Byte:   406,
+						Column: 14,
+						Byte:   402,
 					},
 					End: ir.Pos{
 						Line:   11,
-						Column: 19,
-						Byte:   409,
+						Column: 17,
+						Byte:   405,
 					},
 				},
 			},
@@ -2459,13 +3149,13 @@ func planWorkspace() *landlock.Plan {
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
 						Line:   10,
-						Column: 16,
-						Byte:   385,
+						Column: 14,
+						Byte:   383,
 					},
 					End: ir.Pos{
 						Line:   10,
-						Column: 20,
-						Byte:   389,
+						Column: 18,
+						Byte:   387,
 					},
 				},
 			},
@@ -2479,13 +3169,13 @@ func planWorkspace() *landlock.Plan {
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
 						Line:   11,
-						Column: 29,
-						Byte:   419,
+						Column: 27,
+						Byte:   415,
 					},
 					End: ir.Pos{
 						Line:   11,
-						Column: 38,
-						Byte:   428,
+						Column: 36,
+						Byte:   424,
 					},
 				},
 			},
@@ -2499,13 +3189,13 @@ func planWorkspace() *landlock.Plan {
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
 						Line:   11,
-						Column: 21,
-						Byte:   411,
+						Column: 19,
+						Byte:   407,
 					},
 					End: ir.Pos{
 						Line:   11,
-						Column: 27,
-						Byte:   417,
+						Column: 25,
+						Byte:   413,
 					},
 				},
 			},
@@ -2516,14 +3206,78 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   12,
-						Column: 46,
-						Byte:   475,
+						Line:   18,
+						Column: 7,
+						Byte:   763,
 					},
 					End: ir.Pos{
-						Line:   12,
-						Column: 55,
-						Byte:   484,
+						Line:   18,
+						Column: 16,
+						Byte:   772,
+					},
+				},
+			},
+			{
+				Name: ".claude",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   18,
+						Column: 18,
+						Byte:   774,
+					},
+					End: ir.Pos{
+						Line:   18,
+						Column: 27,
+						Byte:   783,
+					},
+				},
+			},
+			{
+				Name: ".codex",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   18,
+						Column: 29,
+						Byte:   785,
+					},
+					End: ir.Pos{
+						Line:   18,
+						Column: 37,
+						Byte:   793,
+					},
+				},
+			},
+			{
+				Name: ".cursor",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   18,
+						Column: 50,
+						Byte:   806,
+					},
+					End: ir.Pos{
+						Line:   18,
+						Column: 59,
+						Byte:   815,
+					},
+				},
+			},
+			{
+				Name: ".gemini",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   18,
+						Column: 39,
+						Byte:   795,
+					},
+					End: ir.Pos{
+						Line:   18,
+						Column: 48,
+						Byte:   804,
 					},
 				},
 			},
@@ -2532,14 +3286,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   12,
-						Column: 16,
-						Byte:   445,
+						Line:   17,
+						Column: 7,
+						Byte:   719,
 					},
 					End: ir.Pos{
-						Line:   12,
-						Column: 22,
-						Byte:   451,
+						Line:   17,
+						Column: 13,
+						Byte:   725,
 					},
 				},
 			},
@@ -2548,14 +3302,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   12,
-						Column: 24,
-						Byte:   453,
+						Line:   17,
+						Column: 15,
+						Byte:   727,
 					},
 					End: ir.Pos{
-						Line:   12,
-						Column: 29,
-						Byte:   458,
+						Line:   17,
+						Column: 20,
+						Byte:   732,
 					},
 				},
 			},
@@ -2564,14 +3318,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   12,
-						Column: 39,
-						Byte:   468,
+						Line:   17,
+						Column: 30,
+						Byte:   742,
 					},
 					End: ir.Pos{
-						Line:   12,
-						Column: 44,
-						Byte:   473,
+						Line:   17,
+						Column: 35,
+						Byte:   747,
 					},
 				},
 			},
@@ -2580,14 +3334,30 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   12,
-						Column: 31,
-						Byte:   460,
+						Line:   17,
+						Column: 22,
+						Byte:   734,
 					},
 					End: ir.Pos{
-						Line:   12,
-						Column: 37,
-						Byte:   466,
+						Line:   17,
+						Column: 28,
+						Byte:   740,
+					},
+				},
+			},
+			{
+				Name: ".vscode",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   18,
+						Column: 61,
+						Byte:   817,
+					},
+					End: ir.Pos{
+						Line:   18,
+						Column: 70,
+						Byte:   826,
 					},
 				},
 			},
@@ -2596,14 +3366,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   12,
-						Column: 57,
-						Byte:   486,
+						Line:   17,
+						Column: 37,
+						Byte:   749,
 					},
 					End: ir.Pos{
-						Line:   12,
-						Column: 63,
-						Byte:   492,
+						Line:   17,
+						Column: 43,
+						Byte:   755,
 					},
 				},
 			},
@@ -2614,14 +3384,14 @@ func planWorkspace() *landlock.Plan {
 			Source: ir.Range{
 				Filename: "builtin:workspace.hcl",
 				Start: ir.Pos{
-					Line:   15,
+					Line:   22,
 					Column: 3,
-					Byte:   580,
+					Byte:   841,
 				},
 				End: ir.Pos{
-					Line:   15,
+					Line:   22,
 					Column: 10,
-					Byte:   587,
+					Byte:   848,
 				},
 			},
 		},
@@ -2639,6 +3409,26 @@ func planWorkspace() *landlock.Plan {
 				},
 				{
 					Path:   "{cwd}/.agents",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{cwd}/.claude",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{cwd}/.codex",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{cwd}/.cursor",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{cwd}/.gemini",
 					Rights: 13,
 					Why:    "read",
 				},
@@ -2663,6 +3453,11 @@ func planWorkspace() *landlock.Plan {
 					Why:    "read",
 				},
 				{
+					Path:   "{cwd}/.vscode",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
 					Path:   "{cwd}/HEAD",
 					Rights: 13,
 					Why:    "read",
@@ -2674,6 +3469,26 @@ func planWorkspace() *landlock.Plan {
 				},
 				{
 					Path:   "{slash_tmp}/.agents",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{slash_tmp}/.claude",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{slash_tmp}/.codex",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{slash_tmp}/.cursor",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{slash_tmp}/.gemini",
 					Rights: 13,
 					Why:    "read",
 				},
@@ -2698,6 +3513,11 @@ func planWorkspace() *landlock.Plan {
 					Why:    "read",
 				},
 				{
+					Path:   "{slash_tmp}/.vscode",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
 					Path:   "{slash_tmp}/HEAD",
 					Rights: 13,
 					Why:    "read",
@@ -2709,6 +3529,26 @@ func planWorkspace() *landlock.Plan {
 				},
 				{
 					Path:   "{tmpdir}/.agents",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{tmpdir}/.claude",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{tmpdir}/.codex",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{tmpdir}/.cursor",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{tmpdir}/.gemini",
 					Rights: 13,
 					Why:    "read",
 				},
@@ -2729,6 +3569,11 @@ func planWorkspace() *landlock.Plan {
 				},
 				{
 					Path:   "{tmpdir}/.svn",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{tmpdir}/.vscode",
 					Rights: 13,
 					Why:    "read",
 				},
@@ -2766,6 +3611,26 @@ func planWorkspace() *landlock.Plan {
 				},
 				{
 					Kind: "read-only",
+					Path: "{cwd}/.claude",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{cwd}/.codex",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{cwd}/.cursor",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{cwd}/.gemini",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
 					Path: "{cwd}/.git",
 					Why:  "read",
 				},
@@ -2786,12 +3651,37 @@ func planWorkspace() *landlock.Plan {
 				},
 				{
 					Kind: "read-only",
+					Path: "{cwd}/.vscode",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
 					Path: "{cwd}/HEAD",
 					Why:  "read",
 				},
 				{
 					Kind: "read-only",
 					Path: "{slash_tmp}/.agents",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{slash_tmp}/.claude",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{slash_tmp}/.codex",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{slash_tmp}/.cursor",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{slash_tmp}/.gemini",
 					Why:  "read",
 				},
 				{
@@ -2816,12 +3706,37 @@ func planWorkspace() *landlock.Plan {
 				},
 				{
 					Kind: "read-only",
+					Path: "{slash_tmp}/.vscode",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
 					Path: "{slash_tmp}/HEAD",
 					Why:  "read",
 				},
 				{
 					Kind: "read-only",
 					Path: "{tmpdir}/.agents",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{tmpdir}/.claude",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{tmpdir}/.codex",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{tmpdir}/.cursor",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{tmpdir}/.gemini",
 					Why:  "read",
 				},
 				{
@@ -2842,6 +3757,11 @@ func planWorkspace() *landlock.Plan {
 				{
 					Kind: "read-only",
 					Path: "{tmpdir}/.svn",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{tmpdir}/.vscode",
 					Why:  "read",
 				},
 				{
@@ -2889,13 +3809,13 @@ func planWorkspace() *landlock.Plan {
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
 						Line:   11,
-						Column: 16,
-						Byte:   406,
+						Column: 14,
+						Byte:   402,
 					},
 					End: ir.Pos{
 						Line:   11,
-						Column: 19,
-						Byte:   409,
+						Column: 17,
+						Byte:   405,
 					},
 				},
 				Level:  "exact",
@@ -2907,13 +3827,13 @@ func planWorkspace() *landlock.Plan {
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
 						Line:   10,
-						Column: 16,
-						Byte:   385,
+						Column: 14,
+						Byte:   383,
 					},
 					End: ir.Pos{
 						Line:   10,
-						Column: 20,
-						Byte:   389,
+						Column: 18,
+						Byte:   387,
 					},
 				},
 				Level:  "exact",
@@ -2925,13 +3845,13 @@ func planWorkspace() *landlock.Plan {
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
 						Line:   11,
-						Column: 29,
-						Byte:   419,
+						Column: 27,
+						Byte:   415,
 					},
 					End: ir.Pos{
 						Line:   11,
-						Column: 38,
-						Byte:   428,
+						Column: 36,
+						Byte:   424,
 					},
 				},
 				Level:  "exact",
@@ -2943,13 +3863,13 @@ func planWorkspace() *landlock.Plan {
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
 						Line:   11,
-						Column: 21,
-						Byte:   411,
+						Column: 19,
+						Byte:   407,
 					},
 					End: ir.Pos{
 						Line:   11,
-						Column: 27,
-						Byte:   417,
+						Column: 25,
+						Byte:   413,
 					},
 				},
 				Level:  "exact",
@@ -2960,14 +3880,94 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   12,
-						Column: 46,
-						Byte:   475,
+						Line:   18,
+						Column: 7,
+						Byte:   763,
 					},
 					End: ir.Pos{
-						Line:   12,
-						Column: 55,
-						Byte:   484,
+						Line:   18,
+						Column: 16,
+						Byte:   772,
+					},
+				},
+				Level:     "supplementary",
+				Mechanism: "mount-namespace read-only bind",
+				Detail:    "Landlock alone would grant write here (rights are inherited from /{cwd}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{slash_tmp}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{tmpdir}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive)",
+				MinABI:    3,
+			},
+			{
+				Rule: "protect .claude",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   18,
+						Column: 18,
+						Byte:   774,
+					},
+					End: ir.Pos{
+						Line:   18,
+						Column: 27,
+						Byte:   783,
+					},
+				},
+				Level:     "supplementary",
+				Mechanism: "mount-namespace read-only bind",
+				Detail:    "Landlock alone would grant write here (rights are inherited from /{cwd}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{slash_tmp}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{tmpdir}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive)",
+				MinABI:    3,
+			},
+			{
+				Rule: "protect .codex",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   18,
+						Column: 29,
+						Byte:   785,
+					},
+					End: ir.Pos{
+						Line:   18,
+						Column: 37,
+						Byte:   793,
+					},
+				},
+				Level:     "supplementary",
+				Mechanism: "mount-namespace read-only bind",
+				Detail:    "Landlock alone would grant write here (rights are inherited from /{cwd}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{slash_tmp}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{tmpdir}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive)",
+				MinABI:    3,
+			},
+			{
+				Rule: "protect .cursor",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   18,
+						Column: 50,
+						Byte:   806,
+					},
+					End: ir.Pos{
+						Line:   18,
+						Column: 59,
+						Byte:   815,
+					},
+				},
+				Level:     "supplementary",
+				Mechanism: "mount-namespace read-only bind",
+				Detail:    "Landlock alone would grant write here (rights are inherited from /{cwd}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{slash_tmp}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{tmpdir}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive)",
+				MinABI:    3,
+			},
+			{
+				Rule: "protect .gemini",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   18,
+						Column: 39,
+						Byte:   795,
+					},
+					End: ir.Pos{
+						Line:   18,
+						Column: 48,
+						Byte:   804,
 					},
 				},
 				Level:     "supplementary",
@@ -2980,14 +3980,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   12,
-						Column: 16,
-						Byte:   445,
+						Line:   17,
+						Column: 7,
+						Byte:   719,
 					},
 					End: ir.Pos{
-						Line:   12,
-						Column: 22,
-						Byte:   451,
+						Line:   17,
+						Column: 13,
+						Byte:   725,
 					},
 				},
 				Level:     "supplementary",
@@ -3000,14 +4000,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   12,
-						Column: 24,
-						Byte:   453,
+						Line:   17,
+						Column: 15,
+						Byte:   727,
 					},
 					End: ir.Pos{
-						Line:   12,
-						Column: 29,
-						Byte:   458,
+						Line:   17,
+						Column: 20,
+						Byte:   732,
 					},
 				},
 				Level:     "supplementary",
@@ -3020,14 +4020,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   12,
-						Column: 39,
-						Byte:   468,
+						Line:   17,
+						Column: 30,
+						Byte:   742,
 					},
 					End: ir.Pos{
-						Line:   12,
-						Column: 44,
-						Byte:   473,
+						Line:   17,
+						Column: 35,
+						Byte:   747,
 					},
 				},
 				Level:     "supplementary",
@@ -3040,14 +4040,34 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   12,
-						Column: 31,
-						Byte:   460,
+						Line:   17,
+						Column: 22,
+						Byte:   734,
 					},
 					End: ir.Pos{
-						Line:   12,
-						Column: 37,
-						Byte:   466,
+						Line:   17,
+						Column: 28,
+						Byte:   740,
+					},
+				},
+				Level:     "supplementary",
+				Mechanism: "mount-namespace read-only bind",
+				Detail:    "Landlock alone would grant write here (rights are inherited from /{cwd}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{slash_tmp}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{tmpdir}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive)",
+				MinABI:    3,
+			},
+			{
+				Rule: "protect .vscode",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   18,
+						Column: 61,
+						Byte:   817,
+					},
+					End: ir.Pos{
+						Line:   18,
+						Column: 70,
+						Byte:   826,
 					},
 				},
 				Level:     "supplementary",
@@ -3060,14 +4080,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   12,
-						Column: 57,
-						Byte:   486,
+						Line:   17,
+						Column: 37,
+						Byte:   749,
 					},
 					End: ir.Pos{
-						Line:   12,
-						Column: 63,
-						Byte:   492,
+						Line:   17,
+						Column: 43,
+						Byte:   755,
 					},
 				},
 				Level:     "supplementary",
@@ -3080,14 +4100,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   15,
+						Line:   22,
 						Column: 3,
-						Byte:   580,
+						Byte:   841,
 					},
 					End: ir.Pos{
-						Line:   15,
+						Line:   22,
 						Column: 10,
-						Byte:   587,
+						Byte:   848,
 					},
 				},
 				Level:     "supplementary",

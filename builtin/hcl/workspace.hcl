@@ -7,9 +7,16 @@ profile "workspace" {
   description = "Read everything, write the workspace and temp dirs (.git and similar read-only), no network"
 
   filesystem {
-    read    = [root]
-    write   = [cwd, tmpdir, slash_tmp]
-    protect = [".git", ".hg", ".svn", ".jj", ".agents", "HEAD"] # HEAD: git takes a directory with HEAD, objects/, refs/ for a bare repository
+    read  = [root]
+    write = [cwd, tmpdir, slash_tmp]
+    # Version control: hooks and config the host's tools run. HEAD: git
+    # takes a directory with HEAD, objects/, refs/ for a bare repository.
+    # Agents' and editors' project config: hooks, tasks and servers that
+    # the host's agent or editor starts on its own.
+    protect = [
+      ".git", ".hg", ".svn", ".jj", "HEAD",
+      ".agents", ".claude", ".codex", ".gemini", ".cursor", ".vscode",
+    ]
   }
 
   network {
