@@ -190,14 +190,17 @@ func (c *compilation) decodeNetwork(b *hcl.Block, d *decl) {
 			d.own.reason = &s
 		}
 	}
-	if a := content.Attributes["connect_tcp"]; a != nil {
+	// Red team 29: a port list set to null is not set, as the README
+	// says of every attribute; it counted as set and empty, so that
+	// connect_tcp = null in a child cleared the list it inherits.
+	if a := content.Attributes["connect_tcp"]; a != nil && !nullAttr(a) {
 		d.own.connect, d.own.connectSet = c.ports(a), true
 		if len(d.own.connect) > 0 {
 			r := a.NameRange
 			d.connectRange = &r
 		}
 	}
-	if a := content.Attributes["bind_tcp"]; a != nil {
+	if a := content.Attributes["bind_tcp"]; a != nil && !nullAttr(a) {
 		d.own.bind, d.own.bindSet = c.ports(a), true
 		if len(d.own.bind) > 0 {
 			r := a.NameRange
@@ -284,6 +287,12 @@ func (c *compilation) envSet(a *hcl.Attribute) []ir.EnvVar {
 		if !ok || v.IsNull() {
 			return nil
 		}
+		if t := v.Type(); t.IsObjectType() || t.IsMapType() {
+			// Red team 29: a computed object ({ for k in [...] : k => "1" })
+			// was refused as "must be an object ..., not an object". Its
+			// variables share the range of the whole expression.
+			return c.envSetValue(a.Expr.Range(), v)
+		}
 		c.errorf("type", a.Expr.Range(), "Incorrect value type for set",
 			"set must be an object of variable names to string values, such as set = { CI = \"1\" }, not %s.", typeName(v))
 		return nil
@@ -321,6 +330,37 @@ func (c *compilation) envSet(a *hcl.Attribute) []ir.EnvVar {
 		}
 		if strings.IndexByte(sv.AsString(), 0) >= 0 {
 			c.errorf("invalid-env", kv.Value.Range(), fmt.Sprintf("Invalid value for %s in set", name), "Environment values cannot contain a NUL character.")
+			continue
+		}
+		out = append(out, ir.EnvVar{Name: name, Value: sv.AsString()})
+	}
+	return out
+}
+
+// nullAttr reports whether a evaluates to null, which counts as not set.
+// An expression that fails to evaluate is not null: decoding reports it.
+func nullAttr(a *hcl.Attribute) bool {
+	v, hds := a.Expr.Value(nil)
+	return !hds.HasErrors() && v.IsNull()
+}
+
+// envSetValue decodes a computed set object, whose variables are all at r.
+func (c *compilation) envSetValue(r hcl.Range, v cty.Value) []ir.EnvVar {
+	var out []ir.EnvVar
+	for it := v.ElementIterator(); it.Next(); {
+		k, ev := it.Element()
+		name := k.AsString()
+		if err := ir.ValidEnvName(name, false); err != nil {
+			c.errorf("invalid-env", r, "Invalid variable name in set", "%v.", err)
+			continue
+		}
+		sv, err := convert.Convert(ev, cty.String)
+		if err != nil || sv.IsNull() {
+			c.errorf("type", r, fmt.Sprintf("Incorrect value for %s in set", name), "Environment values are strings, not %s.", typeName(ev))
+			continue
+		}
+		if strings.IndexByte(sv.AsString(), 0) >= 0 {
+			c.errorf("invalid-env", r, fmt.Sprintf("Invalid value for %s in set", name), "Environment values cannot contain a NUL character.")
 			continue
 		}
 		out = append(out, ir.EnvVar{Name: name, Value: sv.AsString()})

@@ -58,9 +58,17 @@ func (c *compilation) resolve(d *decl, stack []*decl) *resolved {
 		parent := c.lookup(d, d.extends)
 		switch {
 		case parent == nil:
+			// Red team 29: the suggestion compares the name with every
+			// profile in scope, so it is made only for an error that is
+			// shown (13,000 profiles extending an unknown name, a 400 KB
+			// file, took 19 s for the 50 errors shown).
+			hint := ""
+			if !c.full(d.extendsRange.Filename) {
+				hint = suggest(d.extends, c.knownNames(d))
+			}
 			c.errorf("unknown-profile", d.extendsRange, fmt.Sprintf("Unknown profile %q in extends", d.extends),
 				"No profile named %q is declared in the files compiled together, and it is not a built-in profile (%s).%s",
-				d.extends, quoteList(builtin.Names()), suggest(d.extends, c.knownNames(d)))
+				d.extends, quoteList(builtin.Names()), hint)
 		case c.state[parent] == 1:
 			cycle := append(slices.Clone(stack), d)
 			i := slices.Index(cycle, parent)

@@ -90,6 +90,10 @@ func (c *compilation) add(d diag.Diagnostic) {
 	c.ds = append(c.ds, d)
 }
 
+// full reports whether the errors of file are no longer shown (add drops
+// them), so that an error's costly parts need not be made.
+func (c *compilation) full(file string) bool { return c.errs[file] >= maxErrorsPerFile }
+
 func (c *compilation) errorf(code string, r hcl.Range, summary, detailFormat string, args ...any) {
 	c.add(diag.Diagnostic{Severity: diag.Error, Code: code, Summary: summary, Detail: fmt.Sprintf(detailFormat, args...), Range: rp(r)})
 }

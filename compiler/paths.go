@@ -6,6 +6,7 @@ import (
 	"path"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
@@ -208,11 +209,43 @@ func (c *compilation) path(e elem, attr string, deny bool) (ir.Path, bool) {
 // meant: red team 27 found them accepted silently. Line breaks at the end
 // of a name are errors (cleanRel, protectName).
 func (c *compilation) warnControl(s string, r hcl.Range, attr string) {
-	if strings.IndexFunc(s, unicode.IsControl) < 0 {
+	if strings.IndexFunc(s, unicode.IsControl) >= 0 {
+		c.warnf("invalid-path", r, fmt.Sprintf("Control character in %s", attr),
+			"%q contains a control character (a tab, an escape, a line break or similar). The rule is kept as written, for that exact name; if that is not the name meant, remove it.", s)
 		return
 	}
-	c.warnf("invalid-path", r, fmt.Sprintf("Control character in %s", attr),
-		"%q contains a control character (a tab, an escape, a line break or similar). The rule is kept as written, for that exact name; if that is not the name meant, remove it.", s)
+	// Red team 29: what a reader of the profile cannot see either. A
+	// zero-width space or a byte order mark in deny = ["~/.ssh"], or a
+	// trailing space ("~/.aws "), names another file than the one shown,
+	// so the rule silently denied nothing; a bidirectional override
+	// (U+202E) makes the path display in another order than it is.
+	if strings.IndexFunc(s, isInvisible) >= 0 {
+		c.warnf("invalid-path", r, fmt.Sprintf("Invisible character in %s", attr),
+			"%q contains an invisible or formatting character (a zero-width space, a byte order mark, a direction override or similar), so the name is not the one displayed. The rule is kept as written, for that exact name; if that is not the name meant, remove it.", s)
+		return
+	}
+	for _, name := range strings.Split(s, "/") {
+		if name != "" && (startsSpace(name) || endsSpace(name)) {
+			c.warnf("invalid-path", r, fmt.Sprintf("Space at the start or end of a name in %s", attr),
+				"In %q the name %q starts or ends with a space, so it names another file than %q. The rule is kept as written, for that exact name; if that is not the name meant, remove the space.", s, name, strings.TrimFunc(name, unicode.IsSpace))
+			return
+		}
+	}
+}
+
+// isInvisible reports whether r is a format character (Unicode category
+// Cf: zero-width spaces and joiners, direction marks and overrides, the
+// byte order mark, the soft hyphen).
+func isInvisible(r rune) bool { return unicode.Is(unicode.Cf, r) }
+
+func startsSpace(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsSpace(r)
+}
+
+func endsSpace(s string) bool {
+	r, _ := utf8.DecodeLastRuneInString(s)
+	return unicode.IsSpace(r)
 }
 
 // checkAnchor warns about an anchor this version does not know.
@@ -359,6 +392,9 @@ func valueString(v cty.Value) string {
 func suggest(s string, options []string) string {
 	best, bestD := "", 3
 	for _, o := range options {
+		if absInt(len(s)-len(o)) >= bestD {
+			continue // the distance is at least the difference in length
+		}
 		if d := levenshtein(s, o); d < bestD {
 			best, bestD = o, d
 		}

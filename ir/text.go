@@ -27,8 +27,10 @@ func ValidName(s string) bool {
 }
 
 // Printable returns s with every control character but tab (a newline, a
-// CR, a NUL, an ESC that starts a terminal sequence, DEL, the C1 controls)
-// and every byte of invalid UTF-8 replaced by U+FFFD, one for one. Text
+// CR, a NUL, an ESC that starts a terminal sequence, DEL, the C1 controls),
+// every bidirectional formatting character (U+202E, which displays what
+// follows reversed) and every byte of invalid UTF-8 replaced by U+FFFD,
+// one for one. Text
 // from a profile or an artifact (paths, file names, messages) goes
 // through it before it is printed on a line of a report, so that it can
 // neither rewrite the terminal nor start a line of its own in a CI log.
@@ -49,7 +51,23 @@ func Printable(s string) string {
 	return b.String()
 }
 
-func unprintable(r rune) bool { return r != '\t' && unicode.IsControl(r) }
+func unprintable(r rune) bool { return r != '\t' && unicode.IsControl(r) || isBidiControl(r) }
+
+// isBidiControl reports whether r is one of Unicode's bidirectional
+// formatting characters (the marks, embeddings, overrides and isolates).
+// Red team 29: printed raw, a path holding U+202E (RIGHT-TO-LEFT
+// OVERRIDE) made the rest of its report line display reversed in a
+// terminal or a CI log ("Trojan Source"), so a finding could be made to
+// read as another.
+func isBidiControl(r rune) bool {
+	switch {
+	case r == 0x061C, r == 0x200E, r == 0x200F:
+		return true
+	case r >= 0x202A && r <= 0x202E, r >= 0x2066 && r <= 0x2069:
+		return true
+	}
+	return false
+}
 
 // PrintableLines is Printable for text of several lines (a message with a
 // list, a detail): its newlines stay, every other control character goes.

@@ -65,7 +65,14 @@ func accessTesterBuiltin() *tester.Builtin {
 type fsModel struct {
 	value ast.Object
 	rules []fsRule
-	globs []string // bound forms, see ir.MatchGlob
+	// at indexes rules by their path: the rules on anchor/rel, in order.
+	// A query looks up the path and its ancestors (red team 29: it scanned
+	// every rule, and the built-in rules ask once or more per rule, so a
+	// profile of 9,000 rules took 90 s to check).
+	at    map[[2]string][]int
+	globs []string // the deny_globs' patterns
+	// bound are the deny_globs compiled (see glob), in the order of globs.
+	bound []boundGlob
 	memo  map[[2]string]*ast.Term
 }
 
@@ -212,12 +219,66 @@ func parseFS(v ast.Value) (*fsModel, error) {
 		}
 	}
 	m.rules = append(m.rules, implied...)
+	m.at = make(map[[2]string][]int, len(m.rules))
+	for i, r := range m.rules {
+		k := [2]string{r.anchor, r.rel}
+		m.at[k] = append(m.at[k], i)
+	}
 	if a := getArr(fs, "deny_globs"); a != nil {
 		for i := 0; i < a.Len(); i++ {
-			m.globs = append(m.globs, getStr(asObj(a.Elem(i).Value), "pattern"))
+			pat := getStr(asObj(a.Elem(i).Value), "pattern")
+			m.globs = append(m.globs, pat)
+			m.bound = append(m.bound, bindGlob(pat))
 		}
 	}
 	return m, nil
+}
+
+// boundGlob is a deny_glob pattern as glob matches it: below the
+// directory of anchor ("" for an absolute pattern, which applies to paths
+// of "/" or, starting with "/**", of every anchor; "*" for a relative
+// one, which applies everywhere), the pattern of what lies below, as an
+// absolute pattern (compiled when it can be: ir.Glob steps a name at a
+// time, so the path's ancestors are matched in one pass).
+type boundGlob struct {
+	anchor   string
+	anywhere bool // an absolute pattern starting with "/**"
+	all      bool // a pattern of the anchor itself
+	pattern  string
+	g        *ir.Glob
+}
+
+func bindGlob(pat string) boundGlob {
+	var b boundGlob
+	switch {
+	case strings.HasPrefix(pat, "{"):
+		end := strings.IndexByte(pat, '}')
+		if end < 0 {
+			return boundGlob{anchor: "{"} // matches no anchor
+		}
+		b.anchor = pat[1:end]
+		rest := strings.TrimPrefix(pat[end+1:], "/")
+		if rest == "" {
+			b.all = true
+			return b
+		}
+		b.pattern = "/" + rest
+	case strings.HasPrefix(pat, "/"):
+		// Red team 28: "/**/build" matches below every anchor too
+		// (each is somewhere below /, which ** spans), as "**/build"
+		// does; skipped, a write rule on {cwd}/build that it denies
+		// passed SBX006, and "/**/.ssh" left SBX007 reporting
+		// {home}/.ssh readable.
+		b.anchor = ir.AnchorRoot
+		b.anywhere = pat == "/**" || strings.HasPrefix(pat, "/**/")
+		b.pattern = pat
+	case strings.HasPrefix(pat, "**/") || pat == "**":
+		b.anchor, b.anywhere, b.pattern = ir.AnchorRoot, true, "/"+pat
+	default:
+		b.anchor, b.anywhere, b.pattern = ir.AnchorRoot, true, "/**/"+pat
+	}
+	b.g, _ = ir.CompileGlob(b.pattern)
+	return b
 }
 
 func authored(file string) int {
@@ -257,26 +318,37 @@ func better(a, b fsRule, ai, bi int) bool {
 }
 
 func (m *fsModel) decide(anchor, rel string, skipExact bool) int {
+	// The deepest of rel and its ancestors that has rules decides (a
+	// longer path is a deeper one among them), and among its rules the
+	// best by rank, authorship and order.
 	best := -1
-	for i, r := range m.rules {
-		if r.anchor != anchor || !within(rel, r.rel) || (skipExact && r.rel == rel) {
-			continue
-		}
-		if best < 0 || better(r, m.rules[best], i, best) {
-			best = i
+	pick := func(anchor, rel string) {
+		for _, i := range m.at[[2]string{anchor, rel}] {
+			if best < 0 || better(m.rules[i], m.rules[best], i, best) {
+				best = i
+			}
 		}
 	}
-	if best >= 0 || anchor == ir.AnchorRoot || skipExact {
+	for p, first := rel, true; ; first = false {
+		if !(skipExact && first) {
+			pick(anchor, p)
+			if best >= 0 {
+				return best
+			}
+		}
+		if p == "" {
+			break
+		}
+		if j := strings.LastIndexByte(p, '/'); j >= 0 {
+			p = p[:j]
+		} else {
+			p = ""
+		}
+	}
+	if anchor == ir.AnchorRoot || skipExact {
 		return best
 	}
-	for i, r := range m.rules {
-		if r.anchor != ir.AnchorRoot || r.rel != "" {
-			continue
-		}
-		if best < 0 || better(r, m.rules[best], i, best) {
-			best = i
-		}
-	}
+	pick(ir.AnchorRoot, "")
 	return best
 }
 
@@ -286,48 +358,38 @@ func (m *fsModel) decide(anchor, rel string, skipExact bool) int {
 // against paths of "/", and a relative one against any trailing run of
 // components (it is implicitly prefixed with "**/").
 func (m *fsModel) glob(anchor, rel string) int {
-	if len(m.globs) == 0 {
+	if len(m.bound) == 0 {
 		return -1
 	}
-	// The path and its ancestors below the anchor, as absolute paths below
-	// a placeholder component standing for the anchor's directory.
-	var prefixes []string
+	var names []string
 	if rel != "" {
-		parts := strings.Split(rel, "/")
-		for j := 1; j <= len(parts); j++ {
-			prefixes = append(prefixes, "/"+strings.Join(parts[:j], "/"))
-		}
+		names = strings.Split(rel, "/")
 	}
-	for gi, pat := range m.globs {
-		var bound string
-		switch {
-		case strings.HasPrefix(pat, "{"):
-			end := strings.IndexByte(pat, '}')
-			if end < 0 || pat[1:end] != anchor {
-				continue
-			}
-			rest := strings.TrimPrefix(pat[end+1:], "/")
-			if rest == "" {
-				return gi
-			}
-			bound = "/" + rest
-		case strings.HasPrefix(pat, "/"):
-			// Red team 28: "/**/build" matches below every anchor too
-			// (each is somewhere below /, which ** spans), as "**/build"
-			// does; skipped, a write rule on {cwd}/build that it denies
-			// passed SBX006, and "/**/.ssh" left SBX007 reporting
-			// {home}/.ssh readable.
-			if anchor != ir.AnchorRoot && pat != "/**" && !strings.HasPrefix(pat, "/**/") {
-				continue
-			}
-			bound = pat
-		case strings.HasPrefix(pat, "**/") || pat == "**":
-			bound = "/" + pat
-		default:
-			bound = "/**/" + pat
+	for gi, b := range m.bound {
+		if b.anchor != anchor && !b.anywhere {
+			continue
 		}
-		for _, p := range prefixes {
-			if ir.MatchGlob(bound, p) {
+		if b.all {
+			return gi
+		}
+		if b.g == nil {
+			// More names than ir.Glob holds: match each ancestor.
+			for j := 1; j <= len(names); j++ {
+				if ir.MatchGlob(b.pattern, "/"+strings.Join(names[:j], "/")) {
+					return gi
+				}
+			}
+			continue
+		}
+		// The path and its ancestors below the anchor, as absolute paths
+		// below a placeholder component standing for the anchor's
+		// directory: one step per name.
+		st := b.g.Root()
+		for _, n := range names {
+			if st = b.g.Step(st, n); st == 0 {
+				break
+			}
+			if b.g.Match(st) {
 				return gi
 			}
 		}

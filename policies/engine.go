@@ -142,7 +142,8 @@ var forbidden = map[string]string{
 
 // Capabilities returns the OPA capabilities policy is compiled with: this
 // OPA version's, without the functions that reach the network or the
-// process environment, and with sbc's own sbx.access (see AccessBuiltin).
+// process environment, and with sbc's own sbx.access and sbx.glob_match
+// (see AccessBuiltin, GlobMatchBuiltin).
 func Capabilities() *ast.Capabilities {
 	caps := ast.CapabilitiesForThisVersion()
 	kept := caps.Builtins[:0]
@@ -151,7 +152,7 @@ func Capabilities() *ast.Capabilities {
 			kept = append(kept, b)
 		}
 	}
-	caps.Builtins = append(kept, accessBuiltinDecl())
+	caps.Builtins = append(kept, accessBuiltinDecl(), globMatchBuiltinDecl())
 	caps.AllowNet = []string{}
 	return caps
 }
@@ -213,6 +214,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 		rego.StrictBuiltinErrors(true),
 		rego.EnablePrintStatements(opts.Print != nil),
 		accessOption(),
+		globMatchOption(),
 	}
 	if opts.Print != nil {
 		ropts = append(ropts, rego.PrintHook(printableHook{opts.Print}))

@@ -1,6 +1,10 @@
 package policies
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
+
 	"github.com/open-policy-agent/opa/v1/ast"
 
 	"github.com/sbx-dev/sbx/ir"
@@ -127,8 +131,8 @@ func inputValue(in Input, file, artifact string) ast.Value {
 	return ast.NewObject(
 		item("profile", profileValue(in.Profile)),
 		item("name", str(in.Profile.Name)),
-		item("file", str(file)),
-		item("artifact", str(artifact)),
+		item("file", str(workspacePath(file))),
+		item("artifact", str(workspacePath(artifact))),
 		item("fidelity", fidelityValue(in.Fidelity)),
 	)
 }
@@ -180,4 +184,25 @@ func NodePath(p *ir.Profile, src ir.Range) []any {
 		return []any{"profile"}
 	}
 	return nil
+}
+
+// workspacePath returns p, an absolute path inside the current directory,
+// relative to it (clean, with forward slashes); any other p as it is. The
+// input's file and artifact are relative to the current directory, where
+// sbx is assumed to run: red team 29 found SBX005 silent for sbc check
+// "$PWD/profiles/dev.hcl" (and for an artifact named so), which the rule
+// could not tell for a file of the workspace ({cwd}/profiles).
+func workspacePath(p string) string {
+	if !filepath.IsAbs(p) {
+		return p
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return p
+	}
+	rel, err := filepath.Rel(wd, filepath.Clean(p))
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return p
+	}
+	return filepath.ToSlash(rel)
 }

@@ -159,7 +159,7 @@ func TestRT28BuiltinFalseNegatives(t *testing.T) {
 		// Controls: nothing of SBX001-004.
 		{`    write = ["{home}/.config/nvim"]`, ""},
 		{`    write = ["{home}/.config"]
-    read = ["{home}/.config/fish", "{home}/.config/autostart", "{home}/.config/nushell", "{home}/.config/environment.d", "{home}/.config/git"]
+    read = ["{home}/.config/fish", "{home}/.config/autostart", "{home}/.config/nushell", "{home}/.config/environment.d", "{home}/.config/git", "{home}/.config/autostart-scripts", "{home}/.config/plasma-workspace", "{home}/.config/powershell"]
     deny = ["{home}/.config/systemd"]`, ""},
 		{`    write = ["{home}/.config/git/config"]
     deny = ["{home}/.config/git/config"]`, ""},
@@ -244,7 +244,10 @@ func TestRT28PrivilegedSockets(t *testing.T) {
 		{"/run/systemd/private", true},
 		{"/run/cri-dockerd.sock", true},
 		{"/var/run/docker.sock", true}, // held
-		{"/run/user/1000/bus", false},  // controls
+		// Red team 29: the session bus was a control here, but its
+		// clients start any command outside the sandbox (systemd-run
+		// --user): SBX015 now reports it (TestRT29DBusSockets).
+		{"/run/user/1000/gnupg/S.gpg-agent", false}, // controls
 		{"/tmp/unix.socket", false},
 		{"/run/myprivate", false},
 	} {

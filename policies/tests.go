@@ -109,7 +109,7 @@ func RunTests(ctx context.Context, opts TestOptions) (*TestRun, error) {
 		SetCompiler(compiler).
 		SetStore(inmem.NewFromObject(set.Data)).
 		SetModules(modules).
-		AddCustomBuiltins([]*tester.Builtin{accessTesterBuiltin()}).
+		AddCustomBuiltins([]*tester.Builtin{accessTesterBuiltin(), globMatchTesterBuiltin()}).
 		RaiseBuiltinErrors(true).
 		CapturePrintOutput(true).
 		EnableTracing(opts.Trace).

@@ -38,7 +38,8 @@ Where:
   no -o        NAME.sbx.json in the current directory
   -o FILE      that file (if it exists, it must be an sbx artifact: sbc
                never overwrites anything else)
-  -o DIR       DIR/NAME.sbx.json, for an existing DIR or several profiles
+  -o DIR       DIR/NAME.sbx.json, for an existing DIR, a DIR ending in /,
+               or several profiles
   -o -         standard output
 
 Files are written atomically (a temporary file renamed into place).
@@ -158,7 +159,7 @@ func runCompile(e *env, files []string, name, out, format string, pf *policyFlag
 		e.report(ds, srcs, format)
 		return exitCode(ds)
 	}
-	if len(outs) > 1 && out != "" && out != "-" {
+	if (len(outs) > 1 || namesDir(out)) && out != "" && out != "-" {
 		if err := os.MkdirAll(out, 0o755); err != nil {
 			ds = ds.Errorf(diag.CodeIO, nil, fmt.Sprintf("Cannot create directory %s", out), "%v", err)
 			e.report(ds, srcs, format)
@@ -190,6 +191,12 @@ func runCompile(e *env, files []string, name, out, format string, pf *policyFlag
 	return exitCode(ds)
 }
 
+// namesDir reports whether the -o path out ends in a path separator, and
+// so names a directory.
+func namesDir(out string) bool {
+	return len(out) > 1 && os.IsPathSeparator(out[len(out)-1])
+}
+
 func listOrNone(names []string) string {
 	if len(names) == 0 {
 		return "none"
@@ -206,6 +213,16 @@ func placeOutputs(outs []output, out string) diag.Diagnostics {
 		if st, err := os.Stat(out); err == nil && st.IsDir() {
 			isDir = true
 		}
+	}
+	if !isDir && len(outs) == 1 && namesDir(out) {
+		// Red team 29: -o build/ for one profile, build not yet made,
+		// was taken for a file named "build/" and failed with "open
+		// build/.x.tmp: no such file or directory". A path ending in a
+		// separator names a directory: made as for several profiles.
+		if _, err := os.Lstat(strings.TrimRight(out, `/\`)); err == nil {
+			return ds.Errorf(diag.CodeIO, nil, fmt.Sprintf("Cannot create directory %s", out), "%s exists and is not a directory.", strings.TrimRight(out, `/\`))
+		}
+		isDir = true
 	}
 	if len(outs) > 1 {
 		names := make([]string, len(outs))

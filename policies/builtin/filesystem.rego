@@ -21,6 +21,28 @@ _system_dirs := {
 	"var/lib/rpm", "var/lib/dnf", "var/lib/yum", "var/lib/pacman", "var/lib/apk",
 	"var/lib/systemd", "var/lib/polkit-1", "var/lib/dbus", "var/lib/pam", "var/lib/sudo",
 	"var/lib/AccountsService",
+	# Red team 29: the rest of what sbx refuses as a writable working
+	# directory (runDirs and kernelDirs in targets/landlock/bind.go):
+	# /run's counterparts of /etc (systemd units, udev rules, modprobe.d's
+	# install commands, all run as root), and the kernel's interfaces
+	# (/proc/sys/kernel/core_pattern names a program the kernel runs as
+	# root).
+	"run/systemd", "run/udev", "run/modprobe.d", "run/tmpfiles.d", "run/sysctl.d", "run/binfmt.d",
+	"run/environment.d", "proc", "sys",
+}
+
+# _host_dirs hold system directories or other users' and services' files:
+# writing one whole is writing the system (sbx refuses each as a writable
+# working directory too: hostDirs in targets/landlock/bind.go; /home is
+# SBX002's).
+_host_dirs := {"var", "run", "opt", "srv"}
+
+# _dev_harmless are the device files every program writes (and /dev/shm,
+# a tmpfs of its own); any other path in /dev is the host's devices
+# (a disk, a terminal, the kernel's memory).
+_dev_harmless := {
+	"dev/null", "dev/zero", "dev/full", "dev/random", "dev/urandom", "dev/tty", "dev/pts", "dev/ptmx",
+	"dev/shm", "dev/fd", "dev/stdin", "dev/stdout", "dev/stderr",
 }
 
 # METADATA
@@ -45,6 +67,37 @@ deny_write_root contains {
 	_system_path(r.path)
 }
 
+# Red team 29: a write rule above a system directory (/var holds
+# /var/spool/cron, /run holds /run/systemd) makes it writable as much as a
+# rule on it does, unless a more specific rule narrows it again.
+deny_write_root contains {
+	"code": "SBX001",
+	"msg": sprintf("%s makes system directories writable: %s; the sandbox could modify the operating system, and what it changes runs outside the sandbox later", [lib.path_string(_rules[i].path), concat(", ", sort(dirs))]),
+	"node": _rules[i],
+} if {
+	lib.sandboxed
+	some i, dirs in _writes_above_system
+}
+
+_writes_above_system := {i: dirs |
+	some [i, _] in _above_system
+	dirs := {d | some [j, d] in _above_system; j == i}
+}
+
+# _above_system are [rule index, directory] pairs: a system directory and
+# the write rule above it that decides it, as a write (asked once per
+# system directory, not per rule: profiles have thousands of rules).
+_above_system contains [a.rule, concat("", ["/", d])] if {
+	some d in _system_dirs
+	a := sbx.access(lib.fs, "root", d)
+	a.access == "write"
+	r := _rules[a.rule]
+	r.path.anchor == "root"
+	r.path.rel != ""
+	r.path.rel != d
+	not _system_path(r.path)
+}
+
 _system_path(p) if {
 	p.anchor == "root"
 	p.rel == ""
@@ -56,6 +109,24 @@ _system_path(p) if {
 	p.anchor == "root"
 	p.rel != ""
 	count(lib.ancestors(p.rel) & _system_dirs) > 0
+}
+
+_system_path(p) if {
+	p.anchor == "root"
+	p.rel in _host_dirs
+}
+
+_system_path(p) if {
+	p.anchor == "root"
+	lib.within(p.rel, "dev")
+	count(lib.ancestors(p.rel) & _dev_harmless) == 0
+}
+
+# A user's runtime directory ($XDG_RUNTIME_DIR): its systemd/ and dbus-1/
+# hold units and services the user's manager runs outside the sandbox.
+_system_path(p) if {
+	p.anchor == "root"
+	regex.match(`^run/user(/[^/]+(/(systemd|dbus-1)(/.*)?)?)?$`, p.rel)
 }
 
 # METADATA
@@ -123,6 +194,17 @@ startup_files := {
 	# ProxyCommand and LocalCommand, and ~/.local/bin and ~/bin are on
 	# PATH (before /usr/bin) in the distributions' default .profile.
 	".ssh/rc", ".ssh/config", ".ssh/authorized_keys", ".local/bin", "bin",
+	# Red team 29: what the distributions' default start-up files source
+	# (Debian's and Ubuntu's .bashrc reads ~/.bash_aliases, Fedora's every
+	# file in ~/.bashrc.d; bash-completion sources ~/.bash_completion and
+	# loads ~/.local/share/bash-completion's completions when a command is
+	# completed), what X sessions run (startx runs .xinitrc, display
+	# managers .xsession; KDE Plasma runs .config/autostart-scripts and
+	# .config/plasma-workspace/env and shutdown), the user's systemd units
+	# in ~/.local/share/systemd/user, and PowerShell's profile.
+	".bash_aliases", ".bashrc.d", ".bash_completion", ".local/share/bash-completion",
+	".xinitrc", ".xsession", ".config/autostart-scripts", ".config/plasma-workspace/env",
+	".config/plasma-workspace/shutdown", ".local/share/systemd/user", ".config/powershell",
 }
 
 # METADATA
@@ -304,7 +386,7 @@ _self_hits := {[a.rule, sprintf("%s %s", [what, f])] |
 #   whatever the artifact says. A write rule that names the directory
 #   holding them (such as {cwd}/build when artifacts are compiled there)
 #   is such an escape. Compile artifacts outside the directories the
-#   sandbox writes, or deny them (deny_globs = ["*.sbx.json"]).
+#   sandbox writes, or deny them (deny_glob = ["*.sbx.json"]).
 # custom:
 #   code: SBX005
 #   severity: failure
@@ -327,7 +409,7 @@ deny_write_sandbox_config contains {
 #   own source file and its artifact (NAME.sbx.json) writable too. A
 #   sandboxed command could then edit them, and the next run would enforce
 #   its edit. Protect the directory that holds them (protect = ["profiles"]
-#   for profiles/ in the workspace), deny the artifacts (deny_globs =
+#   for profiles/ in the workspace), deny the artifacts (deny_glob =
 #   ["*.sbx.json"]), or keep them outside the workspace.
 # custom:
 #   code: SBX016

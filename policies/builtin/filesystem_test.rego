@@ -44,7 +44,7 @@ test_write_startup_files_through_config_dir_reported_once if {
 }
 
 test_startup_files_kept_read_only_are_fine if {
-	count(filesystem.deny_write_startup_files) == 0 with input as f.fs_input([["write", "{home}/.config"], ["read", "{home}/.config/fish"], ["read", "{home}/.config/autostart"], ["deny", "{home}/.config/systemd"], ["read", "{home}/.config/nushell"], ["read", "{home}/.config/environment.d"]])
+	count(filesystem.deny_write_startup_files) == 0 with input as f.fs_input([["write", "{home}/.config"], ["read", "{home}/.config/fish"], ["read", "{home}/.config/autostart"], ["deny", "{home}/.config/systemd"], ["read", "{home}/.config/nushell"], ["read", "{home}/.config/environment.d"], ["read", "{home}/.config/autostart-scripts"], ["read", "{home}/.config/plasma-workspace"], ["read", "{home}/.config/powershell"]])
 }
 
 test_write_home_is_not_also_reported_as_startup_files if {

@@ -82,3 +82,26 @@ warn_privileged_socket contains {
 	some suffix, what in privileged_socket_paths
 	endswith(concat("", ["/", s.path.rel]), concat("", ["/", suffix]))
 }
+
+# Red team 29: the D-Bus buses. The README names D-Bus's socket with
+# Docker's as the classic escape: on the user's session bus
+# (/run/user/UID/bus) systemd's user manager starts any command as a
+# transient unit (systemd-run --user), outside the sandbox, and the bus
+# activates services; the system bus reaches the host's services
+# (systemd, polkit, NetworkManager, udisks) as their clients.
+dbus_sockets := {
+	`^run/user/[^/]+/bus$`: "D-Bus session bus",
+	`(^|/)dbus/system_bus_socket$`: "D-Bus system bus",
+}
+
+warn_privileged_socket contains {
+	"code": "SBX015",
+	"msg": sprintf("unix socket %s (%s) is reachable: its clients can start programs outside the sandbox (systemd-run --user) and drive the host's services, which defeats the sandbox", [lib.path_string(s.path), what]),
+	"node": s,
+} if {
+	lib.sandboxed
+	some s in _net.unix_sockets
+	s.path.anchor == "root"
+	some re, what in dbus_sockets
+	regex.match(re, s.path.rel)
+}

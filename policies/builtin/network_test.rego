@@ -32,3 +32,10 @@ test_other_socket if {
 	sock := {"path": f.path("{tmpdir}/app.sock"), "source": f.src(44)}
 	count(network.warn_privileged_socket) == 0 with input as f.network_input({"mode": "none", "unix_sockets": [sock]})
 }
+
+test_dbus_buses_are_privileged if {
+	every p in ["/run/user/1000/bus", "/run/dbus/system_bus_socket"] {
+		sock := {"path": f.path(p), "source": f.src(44)}
+		f.codes(network.warn_privileged_socket) == {"SBX015"} with input as f.network_input({"mode": "none", "unix_sockets": [sock]})
+	}
+}

@@ -69,7 +69,7 @@ _readable_hits := {[a.rule, s] |
 
 warn_readable_secrets contains {
 	"code": "SBX007",
-	"msg": sprintf(".env files (application secrets) are readable through %s: add deny_globs = [\"**/.env\", \"**/.env.*\"]", [lib.path_string(r.path)]),
+	"msg": sprintf(".env files (application secrets) are readable through %s: add deny_glob = [\"**/.env\", \"**/.env.*\"]", [lib.path_string(r.path)]),
 	"node": r,
 } if {
 	lib.sandboxed
@@ -86,7 +86,43 @@ _homes_read contains i if {
 	some i, r in lib.rules
 	r.access in {"read", "write"}
 	r.path.anchor == "root"
-	r.path.rel in {"home", "Users", "root"}
+	r.path.rel in {"home", "Users"}
+}
+
+# _one_home_read are [rule index, home] for the rules that make one user's
+# home directory readable whole by its path: root's (/root), or one below
+# /home or /Users, as SBX002 takes them for homes. Red team 29: read =
+# ["/home/alice"] made alice's ~/.ssh readable without a word (and /root
+# was judged by name globs only, so deny rules on its credentials did not
+# count).
+_one_home_read contains [i, r.path.rel] if {
+	some i, r in lib.rules
+	r.access in {"read", "write"}
+	r.path.anchor == "root"
+	_one_home(r.path.rel)
+}
+
+_one_home("root")
+
+_one_home(h) if {
+	parts := split(h, "/")
+	count(parts) == 2
+	parts[0] in {"home", "Users"}
+}
+
+warn_readable_secrets contains {
+	"code": "SBX007",
+	"msg": sprintf("%s makes credentials readable: %s; deny them explicitly", [lib.path_string(_rules[i].path), concat(", ", sort([sprintf("/%s/%s (%s)", [h, s, secrets[s]]) | some s in found]))]),
+	"node": _rules[i],
+} if {
+	lib.sandboxed
+	count(_broad_read) == 0
+	some [i, h] in _one_home_read
+	found := {s |
+		some s, _ in secrets
+		sbx.access(lib.fs, "root", concat("/", [h, s])).access != "deny"
+	}
+	count(found) > 0
 }
 
 # _home_secrets_open are the credential stores no name glob denies
@@ -100,7 +136,7 @@ _home_secrets_open := {s |
 
 warn_readable_secrets contains {
 	"code": "SBX007",
-	"msg": sprintf("%s makes the home directories in it readable, with the credentials kept in each: %s; deny them by name (deny_globs = [\"**/.ssh\", ...]) or narrow the read rules", [lib.path_string(_rules[i].path), concat(", ", sort([sprintf("%s (%s)", [s, secrets[s]]) | some s in _home_secrets_open]))]),
+	"msg": sprintf("%s makes the home directories in it readable, with the credentials kept in each: %s; deny them by name (deny_glob = [\"**/.ssh\", ...]) or narrow the read rules", [lib.path_string(_rules[i].path), concat(", ", sort([sprintf("%s (%s)", [s, secrets[s]]) | some s in _home_secrets_open]))]),
 	"node": _rules[i],
 } if {
 	lib.sandboxed

@@ -59,6 +59,20 @@ test_home_directories_with_name_globs_are_fine if {
 	count(secrets.warn_readable_secrets) == 0 with input as f.fs_input_with([["read", "/home"]], {"deny_globs": globs})
 }
 
-test_home_subdirectory_is_not_every_home if {
-	count(secrets.warn_readable_secrets) == 0 with input as f.fs_input([["read", "/home/shared"]])
+# Red team 29: one user's home by its path is a home, as for SBX002.
+test_one_home_by_path_exposes_its_secrets if {
+	findings := secrets.warn_readable_secrets with input as f.fs_input([["read", "/home/alice"]])
+	f.codes(findings) == {"SBX007"}
+	some x in findings
+	contains(x.msg, "/home/alice/.ssh (SSH private keys)")
+	not contains(x.msg, "every")
+}
+
+test_one_home_with_its_secrets_denied_is_fine if {
+	rules := array.concat([["read", "/root"]], [["deny", sprintf("/root/%s", [s])] | some s, _ in secrets.secrets])
+	count(secrets.warn_readable_secrets) == 0 with input as f.fs_input(rules)
+}
+
+test_below_a_home_is_not_a_home if {
+	count(secrets.warn_readable_secrets) == 0 with input as f.fs_input([["read", "/home/alice/src"]])
 }

@@ -206,6 +206,21 @@ func unsymbolic(p string) string {
 type ruleTable struct {
 	fid []Fidelity
 	key map[ruleID]int
+	// more counts, per entry, the details apply appended to its Detail
+	// and the distinct ones it left out beyond maxDetails.
+	more map[int]*moreDetails
+}
+
+// maxDetails bounds the details one fidelity entry accumulates. Red team
+// 29: a protected name gets one ("rights are inherited from ROOT") per
+// writable root, and 9,000 roots made one entry 2.9 MB, built in time
+// quadratic in their number (22 s to compile a 150 KB profile).
+const maxDetails = 8
+
+type moreDetails struct {
+	added  int             // details appended
+	seen   map[string]bool // details left out
+	suffix string          // what apply last appended: "; and N more"
 }
 
 // ruleID identifies a rule of the profile in a ruleTable.
@@ -286,12 +301,35 @@ func (t *ruleTable) apply(notes []note) {
 		} else if n.level == f.Level && f.Mechanism == "" {
 			f.Mechanism = n.mechanism
 		}
-		if n.detail != "" && !strings.Contains(f.Detail, n.detail) {
-			if f.Detail != "" {
-				f.Detail += "; "
-			}
-			f.Detail += n.detail
+		if n.detail == "" || strings.Contains(f.Detail, n.detail) {
+			continue
 		}
+		if t.more == nil {
+			t.more = map[int]*moreDetails{}
+		}
+		m := t.more[n.ref]
+		if m == nil {
+			m = &moreDetails{}
+			t.more[n.ref] = m
+		}
+		if m.added >= maxDetails {
+			// Full: count it (once), and say how many were left out.
+			if m.seen == nil {
+				m.seen = map[string]bool{}
+			}
+			if !m.seen[n.detail] {
+				m.seen[n.detail] = true
+				f.Detail = strings.TrimSuffix(f.Detail, m.suffix)
+				m.suffix = fmt.Sprintf("; and %d more", len(m.seen))
+				f.Detail += m.suffix
+			}
+			continue
+		}
+		m.added++
+		if f.Detail != "" {
+			f.Detail += "; "
+		}
+		f.Detail += n.detail
 	}
 }
 
