@@ -322,3 +322,18 @@ func (c *checkedWriter) writeNoWait(fd int, p []byte) (n int, ok bool, err error
 	}
 	return n, true, err
 }
+
+// sameStream reports whether a and b write to the same file (2>&1): one
+// reader takes both.
+func sameStream(a, b io.Writer) bool {
+	fa, ok := file(a)
+	fb, ok2 := file(b)
+	if !ok || !ok2 {
+		return false
+	}
+	var sa, sb unix.Stat_t
+	if unix.Fstat(int(fa.Fd()), &sa) != nil || unix.Fstat(int(fb.Fd()), &sb) != nil {
+		return false
+	}
+	return sa.Dev == sb.Dev && sa.Ino == sb.Ino
+}

@@ -24,10 +24,18 @@ package main
 //     Pieces now go out with pwritev2(RWF_NOWAIT), which a pipe or socket
 //     without room refuses (EAGAIN) whatever the shared description's
 //     O_NONBLOCK; the loop waits for room again, bounded as before.
+//   - TestRT29StalledSharedStderrNotice (fixed, cmd/sbx/run.go): in
+//     terminal mode with stderr the same pipe as stdout (2>&1) and its
+//     reader stalled, only stdout's live output had been cut, so the cut
+//     notice and the status line were written to stderr without the one
+//     second bound red team 23 gave a stalled stderr: sbx waited for ever
+//     once its command had been killed at the timeout. The bound now also
+//     applies where stderr is stdout's file.
 //
 //	go test -count=1 -run TestRT29 -v ./cmd/sbx
 
 import (
+	"io"
 	"os"
 	"os/exec"
 	"runtime"
@@ -234,4 +242,59 @@ func TestRT29SharedStdoutLostRoom(t *testing.T) {
 			t.Errorf("%s: ended %v, status %v after %v, stderr %q; want 124 at the timeout, and its status line", tc.name, res.ended, res.status, res.took.Round(time.Millisecond), res.stderr)
 		}
 	}
+}
+
+// TestRT29StalledSharedStderrNotice: DEFECT (fixed). README (terminal
+// mode): "When it is stderr's reader that stalled (terminal mode), the cut
+// notice and the status line are then offered to it for one second, as
+// after a signal, instead of blocking sbx for ever on a stream nobody
+// reads". With stderr the same pipe as stdout (`sbx run -- make 2>&1 |
+// less`), only stdout's output was cut (the command wrote nothing to
+// stderr), so the notice and the status line went to that same stalled
+// reader with no bound: sbx waited for ever after its command had been
+// killed at the timeout.
+func TestRT29StalledSharedStderrNotice(t *testing.T) {
+	sbx := rt20Sbx(t)
+	nobodySbx, nobodyDir, nobody := rt22Nobody(t)
+	for _, tc := range []struct {
+		name, sbx, dir string
+		attr           *syscall.SysProcAttr
+	}{
+		{"root", sbx, "/", nil},
+		{"uid 65534", nobodySbx, nobodyDir, nobody},
+	} {
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(tc.sbx, "run", "--profile", "danger-full-access", "--timeout", "1s", "--", "yes")
+		cmd.Dir, cmd.SysProcAttr = tc.dir, tc.attr
+		cmd.Stdout, cmd.Stderr = w, w // 2>&1, read by nobody until sbx ends
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		w.Close()
+		// The timeout (1 s), then a second for the notice and the status
+		// line, with room for a loaded machine.
+		ended := rt25Exited(cmd, 5*time.Second)
+		if !ended {
+			cmd.Process.Kill()
+		}
+		out, _ := io.ReadAll(r)
+		r.Close()
+		cmd.Wait()
+		if !ended {
+			t.Errorf("%s: sbx 2>&1 into a stalled reader still running 5 s after its 1 s timeout had killed the command (blocked writing the cut notice); it then wrote %q",
+				tc.name, rt29Tail(out))
+			continue
+		}
+		if code := rt20Status(cmd).ExitStatus(); code != 124 {
+			t.Errorf("%s: status %d, want 124; output ends %q", tc.name, code, rt29Tail(out))
+		}
+	}
+}
+
+// rt29Tail is the end of b, for messages.
+func rt29Tail(b []byte) string {
+	return string(b[max(0, len(b)-200):])
 }

@@ -742,12 +742,14 @@ func runCommandTo(args []string, stdout, stderr *checkedWriter) int {
 			fmt.Fprintln(stderr, outputCutNotice)
 		}
 	default:
-		if errLive.wasCut && received == 0 {
+		if received == 0 && (errLive.wasCut || outLive.wasCut && sameStream(stdout.w, stderr.w)) {
 			// stderr's reader stopped reading (its output was cut when
 			// the deadline passed): the notice and the status line are
 			// offered to it for a bounded time, as after a signal, instead
 			// of blocking sbx for ever on a stream nobody reads (red team
-			// 23).
+			// 23). So too where stderr is stdout (2>&1) and stdout's
+			// output was cut: the same reader (red team 29: sbx waited
+			// for ever to write the notice, its command long gone).
 			errLive.boundFor(interruptedWriteBound)
 		}
 		if outLive.wasCut || errLive.wasCut {
