@@ -31,6 +31,13 @@ package main
 //     second bound red team 23 gave a stalled stderr: sbx waited for ever
 //     once its command had been killed at the timeout. The bound now also
 //     applies where stderr is stdout's file.
+//   - TestRT29InterruptedBeforeStartStalledReader (fixed, cmd/sbx/run.go):
+//     a signal that came after the handlers were in place but before the
+//     command started (its lookup, say) was reported, under --json, by
+//     an unbounded write to stdout: a reader that had stopped reading held
+//     sbx for ever, every further signal ignored, though after a signal "a
+//     reader gets at most a second to take it". The report now goes
+//     through the bounded live writers, as the result after a run does.
 //
 //	go test -count=1 -run TestRT29 -v ./cmd/sbx
 
@@ -297,4 +304,92 @@ func TestRT29StalledSharedStderrNotice(t *testing.T) {
 // rt29Tail is the end of b, for messages.
 func rt29Tail(b []byte) string {
 	return string(b[max(0, len(b)-200):])
+}
+
+// rt29Catches reports whether process pid catches signal sig (SigCgt in
+// /proc/PID/status).
+func rt29Catches(pid int, sig syscall.Signal) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "SigCgt:"); ok {
+			mask, err := strconv.ParseUint(strings.TrimSpace(v), 16, 64)
+			return err == nil && mask&(1<<(uint(sig)-1)) != 0
+		}
+	}
+	return false
+}
+
+// TestRT29InterruptedBeforeStartStalledReader: DEFECT (fixed). README
+// (Performance, signals): a signal after the handlers are in place but
+// before the command started "ends sbx with 128+N and
+// {"exit_code":128+N,...,"error":"interrupted by SIG... before the command
+// started"} under --json"; once a signal cancelled the run, "further
+// signals are ignored, the result is written (a reader gets at most a
+// second to take it)". That object was written with no bound: to a
+// reader that had stopped reading, sbx waited for ever, every further
+// SIGTERM ignored. The command's lookup is made slow here (PATH entries
+// through a link that loops, each followed 40 times over 2,000 path
+// components), and SIGTERM is sent once sbx catches SIGTSTP, which its job
+// control starts doing just before the run: the signal lands while the
+// command is looked up, before it starts.
+func TestRT29InterruptedBeforeStartStalledReader(t *testing.T) {
+	sbx := rt20Sbx(t)
+	nobodySbx, nobodyDir, nobody := rt22Nobody(t)
+	link := nobodyDir + "/loop"
+	if err := os.Symlink(strings.Repeat("./", 2000)+"loop", link); err != nil {
+		t.Fatal(err)
+	}
+	path := strings.Repeat(link+":", 500) + "/usr/bin:/bin"
+	for _, tc := range []struct {
+		name, sbx string
+		attr      *syscall.SysProcAttr
+	}{
+		{"root", sbx, nil},
+		{"uid 65534", nobodySbx, nobody},
+	} {
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Full, through a description of the test's own; nobody reads it
+		// until sbx has ended.
+		other, err := unix.Open("/proc/self/fd/"+strconv.Itoa(int(w.Fd())), unix.O_WRONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for {
+			if _, err := unix.Write(other, make([]byte, 4096)); err != nil {
+				break
+			}
+		}
+		unix.Close(other)
+		cmd := exec.Command(tc.sbx, "run", "--json", "--profile", "danger-full-access", "--", "true")
+		cmd.Dir, cmd.SysProcAttr = nobodyDir, tc.attr
+		cmd.Env = append(os.Environ(), "PATH="+path)
+		cmd.Stdout = w
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		w.Close()
+		pid := cmd.Process.Pid
+		rt20Wait(t, "sbx's job control (its SIGTSTP handler)", func() bool { return rt29Catches(pid, syscall.SIGTSTP) })
+		cmd.Process.Signal(syscall.SIGTERM)
+		ended := rt25Exited(cmd, 4*time.Second)
+		if !ended {
+			cmd.Process.Kill()
+		}
+		out, _ := io.ReadAll(r)
+		r.Close()
+		cmd.Wait()
+		if !ended {
+			t.Errorf("%s: sbx --json still running 4 s after the SIGTERM that came before its command started (its result waiting for a reader that had stopped reading)", tc.name)
+			continue
+		}
+		if code := rt20Status(cmd).ExitStatus(); code != 143 {
+			t.Errorf("%s: status %v, want 143; output ends %q", tc.name, rt20Status(cmd), rt29Tail(out))
+		}
+	}
 }

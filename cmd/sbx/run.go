@@ -709,8 +709,12 @@ func runCommandTo(args []string, stdout, stderr *checkedWriter) int {
 	if res == nil {
 		if received != 0 && errors.Is(runErr, context.Canceled) {
 			// Interrupted after the handlers were in place but before the
-			// command started: nothing ran, and sbx ends as cancelled.
-			return interruptedBeforeStart(o, ev, stdout, stderr, received)
+			// command started: nothing ran, and sbx ends as cancelled. The
+			// report goes through the live writers, bounded above as any
+			// result after a signal (red team 29: written to a reader that
+			// had stopped reading, the --json object held sbx for ever,
+			// the handlers ignoring every further signal).
+			return interruptedBeforeStart(o, ev, outLive, errLive, received)
 		}
 		return fail(withResourceHint(runErr))
 	}
