@@ -38,6 +38,10 @@ package main
 //     sbx for ever, every further signal ignored, though after a signal "a
 //     reader gets at most a second to take it". The report now goes
 //     through the bounded live writers, as the result after a run does.
+//   - TestRT29EventsCutNoticeAfterSignal (fixed, cmd/sbx/run.go): the
+//     same held for --events' cut notice on stderr after a signal (the
+//     exit event before it was bounded), and for sbx's failure messages
+//     (fail, the cleanup error); all go through the live writers now.
 //
 //	go test -count=1 -run TestRT29 -v ./cmd/sbx
 
@@ -390,6 +394,76 @@ func TestRT29InterruptedBeforeStartStalledReader(t *testing.T) {
 		}
 		if code := rt20Status(cmd).ExitStatus(); code != 143 {
 			t.Errorf("%s: status %v, want 143; output ends %q", tc.name, rt20Status(cmd), rt29Tail(out))
+		}
+	}
+}
+
+// rt29FullPipe returns a pipe whose buffer the test has filled, through a
+// description of its own, and which nobody reads until the caller does.
+func rt29FullPipe(t *testing.T) (r, w *os.File) {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := unix.Open("/proc/self/fd/"+strconv.Itoa(int(w.Fd())), unix.O_WRONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(other)
+	page := make([]byte, 4096)
+	for {
+		if _, err := unix.Write(other, page); err != nil {
+			return r, w
+		}
+	}
+}
+
+// TestRT29EventsCutNoticeAfterSignal: DEFECT (fixed). README: once a
+// signal cancelled the run, "further signals are ignored, the result is
+// written (a reader gets at most a second to take it) and sbx ends with
+// 128+N". Under --events the exit event was bounded so, but the notice
+// that followed it on stderr ("the command's output was cut short") was
+// written with no bound: with stderr's reader stalled too, sbx waited
+// for ever after the SIGTERM, ignoring every further one.
+func TestRT29EventsCutNoticeAfterSignal(t *testing.T) {
+	sbx := rt20Sbx(t)
+	nobodySbx, nobodyDir, nobody := rt22Nobody(t)
+	for _, tc := range []struct {
+		name, sbx, dir string
+		attr           *syscall.SysProcAttr
+	}{
+		{"root", sbx, "/", nil},
+		{"uid 65534", nobodySbx, nobodyDir, nobody},
+	} {
+		outR, outW := rt29FullPipe(t)
+		errR, errW := rt29FullPipe(t)
+		cmd := exec.Command(tc.sbx, "run", "--events", "--profile", "danger-full-access", "--timeout", "30s", "--", "sleep", "30")
+		cmd.Dir, cmd.SysProcAttr = tc.dir, tc.attr
+		cmd.Stdout, cmd.Stderr = outW, errW
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		outW.Close()
+		errW.Close()
+		pid := cmd.Process.Pid
+		rt20Wait(t, "the command's start", func() bool { return rt29Catches(pid, syscall.SIGTSTP) && len(rt29Children(pid)) > 0 })
+		cmd.Process.Signal(syscall.SIGTERM)
+		ended := rt25Exited(cmd, 5*time.Second)
+		if !ended {
+			cmd.Process.Kill()
+		}
+		go io.Copy(io.Discard, outR)
+		errOut, _ := io.ReadAll(errR)
+		outR.Close()
+		errR.Close()
+		cmd.Wait()
+		if !ended {
+			t.Errorf("%s: sbx --events still running 5 s after SIGTERM, its stdout and stderr not read (blocked writing on stderr: %q)", tc.name, strings.TrimLeft(string(errOut), "\x00"))
+			continue
+		}
+		if code := rt20Status(cmd).ExitStatus(); code != 143 {
+			t.Errorf("%s: status %v, want 143", tc.name, rt20Status(cmd))
 		}
 	}
 }

@@ -532,14 +532,16 @@ func runCommandTo(args []string, stdout, stderr *checkedWriter) int {
 	}
 	// An sbx failure is reported in the output mode asked for (one JSON
 	// object, or an error event), usage errors included.
+	// (Through the live writers: unbounded until the run, bounded after
+	// a signal, as every report then is.)
 	fail := func(err error) int {
 		if o.json {
-			writeJSONError(stdout, err)
+			writeJSONError(outLive, err)
 		}
 		if ev != nil {
 			ev.error(err)
 		}
-		return reportFailure(stderr, runUsage, err)
+		return reportFailure(errLive, runUsage, err)
 	}
 	if err != nil {
 		return fail(err)
@@ -743,7 +745,10 @@ func runCommandTo(args []string, stdout, stderr *checkedWriter) int {
 	case ev != nil:
 		ev.exit(res)
 		if outLive.wasCut {
-			fmt.Fprintln(stderr, outputCutNotice)
+			// Bounded after a signal, as the exit event is (red team
+			// 29: to a stderr nobody read, sbx waited for ever here,
+			// every further signal ignored).
+			fmt.Fprintln(errLive, outputCutNotice)
 		}
 	default:
 		if received == 0 && (errLive.wasCut || outLive.wasCut && sameStream(stdout.w, stderr.w)) {
@@ -770,7 +775,7 @@ func runCommandTo(args []string, stdout, stderr *checkedWriter) int {
 	if runErr != nil {
 		// The command ran, but sbx could not confirm that nothing it started
 		// survives.
-		fmt.Fprintf(stderr, "sbx: %s\n", ir.PrintableLines(runErr.Error()))
+		fmt.Fprintf(errLive, "sbx: %s\n", ir.PrintableLines(runErr.Error()))
 		return exitFailure
 	}
 	// A signal that arrived after the command ended (the signal pipe holds
