@@ -30,10 +30,14 @@ import (
 )
 
 // rt29SpawnAt starts "sleep 60" in a session of its own, with pid pid
-// where it can (ns_last_pid: root), and reports whether it got it.
-func rt29SpawnAt(t *testing.T, pid int) (*exec.Cmd, bool) {
+// where it can (ns_last_pid: root), and with a start time other than
+// before (clock ticks: a pid taken within the same tick as its last
+// owner's start cannot be told from it, but a pid comes round again only
+// after the machine has used the others, pid_max of them); it reports
+// whether it got both.
+func rt29SpawnAt(t *testing.T, pid int, before uint64) (*exec.Cmd, bool) {
 	t.Helper()
-	for range 50 {
+	for range 500 {
 		if err := os.WriteFile("/proc/sys/kernel/ns_last_pid", []byte(strconv.Itoa(pid-1)), 0); err != nil {
 			t.Skipf("ns_last_pid: %v (root in the initial PID namespace is needed)", err)
 		}
@@ -42,10 +46,11 @@ func rt29SpawnAt(t *testing.T, pid int) (*exec.Cmd, bool) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		if cmd.Process.Pid == pid {
+		if st, err := readProcStat(pid); cmd.Process.Pid == pid && err == nil && st.startTime != before {
 			return cmd, true
 		}
-		// Another process of the machine took the pid first.
+		// Another process of the machine took the pid first, or the clock
+		// has not ticked since the last owner started.
 		cmd.Process.Kill()
 		cmd.Wait()
 	}
@@ -84,12 +89,16 @@ func TestRedTeam29ProcessGroupReusedPid(t *testing.T) {
 		t.Fatal(err)
 	}
 	pid := straggler.Process.Pid
+	st, err := readProcStat(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if n := c.killStragglers(); n != 1 {
 		t.Fatalf("the sweep found %d of the run's processes alive, want 1 (the straggler)", n)
 	}
 	straggler.Wait() // reaped: its pid is free
 
-	victim, ok := rt29SpawnAt(t, pid)
+	victim, ok := rt29SpawnAt(t, pid, st.startTime)
 	if !ok {
 		t.Fatalf("could not start a process with the reaped straggler's pid %d", pid)
 	}
