@@ -79,7 +79,11 @@ type linuxContainer struct {
 	token  string
 	p      *process
 	pid    int
-	killed map[int]bool // process-group: stragglers killed, to be reaped
+	// killed holds the stragglers process-group containment killed, to
+	// be reaped: each pid with its start time, which tells the process
+	// from one that took the pid once it was reaped (red team 29: by pid
+	// alone, the next pass killed an unrelated process that had).
+	killed map[int]uint64
 	// execDenied, when set, tells whether the command's executable (or
 	// its script's interpreter) is one the caller may not execute (see
 	// isContainmentError).
@@ -118,7 +122,7 @@ func newContainer(k Containment, c *config) (*linuxContainer, error) {
 		if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 			return nil, fmt.Errorf("becoming a child subreaper: %w", err)
 		}
-		return &linuxContainer{k: k, token: fmt.Sprintf("%016x%016x", rand.Uint64(), rand.Uint64()), killed: map[int]bool{}}, nil
+		return &linuxContainer{k: k, token: fmt.Sprintf("%016x%016x", rand.Uint64(), rand.Uint64()), killed: map[int]uint64{}}, nil
 	}
 	return nil, fmt.Errorf("not available on Linux")
 }
@@ -408,24 +412,31 @@ func (c *linuxContainer) killStragglers() (alive int) {
 			} else {
 				// Orphans of the command were reparented to this process
 				// (the subreaper): reap those known to be the command's.
-				if st.ppid == self && (c.killed[pid] || st.pgrp == c.pid || st.session == c.pid) {
+				if st.ppid == self && (c.wasKilled(pid, st) || st.pgrp == c.pid || st.session == c.pid) {
 					reapZombie(pid)
 				}
 				return
 			}
 		}
-		mine := st.pgrp == c.pid || st.session == c.pid || c.killed[pid]
+		mine := st.pgrp == c.pid || st.session == c.pid || c.wasKilled(pid, st)
 		if !mine {
 			env, err := os.ReadFile(environ)
 			mine = err == nil && bytes.Contains(env, needle)
 		}
 		if mine {
 			syscall.Kill(pid, syscall.SIGKILL)
-			c.killed[pid] = true
+			c.killed[pid] = st.startTime
 			alive++
 		}
 	})
 	return alive
+}
+
+// wasKilled reports whether the process pid, whose stat is st, is one
+// killStragglers killed: the same pid and the same start time.
+func (c *linuxContainer) wasKilled(pid int, st procStat) bool {
+	start, ok := c.killed[pid]
+	return ok && start == st.startTime
 }
 
 // release frees the mechanism's resources; it is always called.

@@ -24,6 +24,11 @@ type liveOutput struct {
 	// (a regular file, or a writer that is not a file).
 	fd    int
 	piece int
+	// blocking is set once a write that cannot block (writePiece) turned
+	// out to be unsupported for the stream: pieces are then written
+	// with plain write(2), which poll's room makes safe where sbx is the
+	// stream's only writer.
+	blocking bool
 	// own is set when fd is sbx's own non-blocking descriptor of the
 	// stream (a terminal); tw writes to a terminal sbx could not open
 	// again (see blockingFD).
@@ -143,10 +148,11 @@ func (l *liveOutput) Write(p []byte) (int, error) {
 			return len(p), nil
 		}
 		n := min(l.piece, len(p)-off)
-		if _, err := l.w.Write(p[off : off+n]); err != nil {
-			return off, err
+		m, err := l.writePiece(p[off : off+n])
+		if err != nil {
+			return off + m, err
 		}
-		off += n
+		off += m
 	}
 	return len(p), nil
 }

@@ -269,3 +269,71 @@ func file(w any) (*os.File, bool) {
 	}
 	return nil, false
 }
+
+// writePiece writes b, a piece poll reported room for, without blocking
+// where the kernel allows it (writeNoWait: pwritev2 with RWF_NOWAIT on
+// Linux), and returns what was written: possibly nothing, when another
+// writer of the same pipe or socket took the room first (red team 29:
+// two sbx runs writing to one stdout pipe, as `make -j` or `xargs -P`
+// give them, whose reader stalled; the run that lost the room was held
+// in write(2) for as long as the reader stalled, its command running on
+// past --timeout while the deadline went unseen). The loop then waits
+// for room again, bounded as before. Where the stream takes no such
+// write (an old kernel, a device), the piece is written with write(2).
+func (l *liveOutput) writePiece(b []byte) (int, error) {
+	if !l.blocking {
+		n, ok, err := l.w.writeNoWait(l.fd, b)
+		if ok {
+			if err == nil && n == 0 {
+				// Lost the room: wait a little (or less, on a signal)
+				// rather than spin where poll keeps reporting room the
+				// write does not get.
+				l.pause()
+			}
+			return n, err
+		}
+		l.blocking = true
+	}
+	return l.w.Write(b)
+}
+
+// writeNoWait writes p to fd, which is the descriptor of c's stream,
+// without blocking (see writePiece): n is what was written (0 when the
+// stream had no room), ok false when the stream cannot be written so
+// (nothing was written then). A failure is recorded as c's, as Write
+// records it.
+func (c *checkedWriter) writeNoWait(fd int, p []byte) (n int, ok bool, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err != nil {
+		return 0, true, c.err
+	}
+	n, ok, errno := writeNoWait(fd, p)
+	if !ok {
+		return 0, false, nil
+	}
+	if errno != nil {
+		name := "/dev/fd/" + strconv.Itoa(fd)
+		if f, isFile := file(c.w); isFile {
+			name = f.Name()
+		}
+		err = &os.PathError{Op: "write", Path: name, Err: errno}
+		c.setErr(err)
+	}
+	return n, true, err
+}
+
+// sameStream reports whether a and b write to the same file (2>&1): one
+// reader takes both.
+func sameStream(a, b io.Writer) bool {
+	fa, ok := file(a)
+	fb, ok2 := file(b)
+	if !ok || !ok2 {
+		return false
+	}
+	var sa, sb unix.Stat_t
+	if unix.Fstat(int(fa.Fd()), &sa) != nil || unix.Fstat(int(fb.Fd()), &sb) != nil {
+		return false
+	}
+	return sa.Dev == sb.Dev && sa.Ino == sb.Ino
+}

@@ -532,14 +532,16 @@ func runCommandTo(args []string, stdout, stderr *checkedWriter) int {
 	}
 	// An sbx failure is reported in the output mode asked for (one JSON
 	// object, or an error event), usage errors included.
+	// (Through the live writers: unbounded until the run, bounded after
+	// a signal, as every report then is.)
 	fail := func(err error) int {
 		if o.json {
-			writeJSONError(stdout, err)
+			writeJSONError(outLive, err)
 		}
 		if ev != nil {
 			ev.error(err)
 		}
-		return reportFailure(stderr, runUsage, err)
+		return reportFailure(errLive, runUsage, err)
 	}
 	if err != nil {
 		return fail(err)
@@ -709,8 +711,12 @@ func runCommandTo(args []string, stdout, stderr *checkedWriter) int {
 	if res == nil {
 		if received != 0 && errors.Is(runErr, context.Canceled) {
 			// Interrupted after the handlers were in place but before the
-			// command started: nothing ran, and sbx ends as cancelled.
-			return interruptedBeforeStart(o, ev, stdout, stderr, received)
+			// command started: nothing ran, and sbx ends as cancelled. The
+			// report goes through the live writers, bounded above as any
+			// result after a signal (red team 29: written to a reader that
+			// had stopped reading, the --json object held sbx for ever,
+			// the handlers ignoring every further signal).
+			return interruptedBeforeStart(o, ev, outLive, errLive, received)
 		}
 		return fail(withResourceHint(runErr))
 	}
@@ -739,15 +745,20 @@ func runCommandTo(args []string, stdout, stderr *checkedWriter) int {
 	case ev != nil:
 		ev.exit(res)
 		if outLive.wasCut {
-			fmt.Fprintln(stderr, outputCutNotice)
+			// Bounded after a signal, as the exit event is (red team
+			// 29: to a stderr nobody read, sbx waited for ever here,
+			// every further signal ignored).
+			fmt.Fprintln(errLive, outputCutNotice)
 		}
 	default:
-		if errLive.wasCut && received == 0 {
+		if received == 0 && (errLive.wasCut || outLive.wasCut && sameStream(stdout.w, stderr.w)) {
 			// stderr's reader stopped reading (its output was cut when
 			// the deadline passed): the notice and the status line are
 			// offered to it for a bounded time, as after a signal, instead
 			// of blocking sbx for ever on a stream nobody reads (red team
-			// 23).
+			// 23). So too where stderr is stdout (2>&1) and stdout's
+			// output was cut: the same reader (red team 29: sbx waited
+			// for ever to write the notice, its command long gone).
 			errLive.boundFor(interruptedWriteBound)
 		}
 		if outLive.wasCut || errLive.wasCut {
@@ -764,7 +775,7 @@ func runCommandTo(args []string, stdout, stderr *checkedWriter) int {
 	if runErr != nil {
 		// The command ran, but sbx could not confirm that nothing it started
 		// survives.
-		fmt.Fprintf(stderr, "sbx: %s\n", ir.PrintableLines(runErr.Error()))
+		fmt.Fprintf(errLive, "sbx: %s\n", ir.PrintableLines(runErr.Error()))
 		return exitFailure
 	}
 	// A signal that arrived after the command ended (the signal pipe holds
