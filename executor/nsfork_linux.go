@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/sbx-dev/sbx/internal/nofile"
 	"github.com/sbx-dev/sbx/internal/rawfork"
 )
 
@@ -85,7 +86,11 @@ type nsChild struct {
 	// maxFD bounds the descriptors marked close-on-exec one by one where
 	// close_range cannot (before Linux 5.11): RLIMIT_NOFILE's soft limit.
 	maxFD uintptr
-	buf   [512]byte
+	// nofile is the open-files limit the command gets (nofile.Child: the
+	// soft limit sbx started with, as os/exec gives it), nil to keep the
+	// current one.
+	nofile *unix.Rlimit
+	buf    [512]byte
 	// Set by the child when a step fails.
 	step  nsStep
 	errno syscall.Errno
@@ -128,8 +133,13 @@ func nsFork(cmd *exec.Cmd) (*process, error) {
 	c.step = nsStepNone
 	c.maxFD = 1 << 20
 	var rl unix.Rlimit
-	if unix.Getrlimit(unix.RLIMIT_NOFILE, &rl) == nil && rl.Cur < uint64(c.maxFD) {
-		c.maxFD = uintptr(rl.Cur)
+	if unix.Getrlimit(unix.RLIMIT_NOFILE, &rl) == nil {
+		if rl.Cur < uint64(c.maxFD) {
+			c.maxFD = uintptr(rl.Cur)
+		}
+		if l, ok := nofile.Child(nofile.Limit{Cur: rl.Cur, Max: rl.Max}); ok {
+			c.nofile = &unix.Rlimit{Cur: l.Cur, Max: l.Max}
+		}
 	}
 	var err error
 	if c.path, err = syscall.BytePtrFromString(cmd.Path); err != nil {
@@ -316,6 +326,11 @@ func nsChildMain(c *nsChild) {
 		for fd := uintptr(3); fd < c.maxFD; fd++ {
 			syscall.RawSyscall(unix.SYS_FCNTL, fd, unix.F_SETFD, unix.FD_CLOEXEC)
 		}
+	}
+	// The open-files limit the executor started with, as os/exec restores
+	// it (package nofile); a failure leaves the current one, as there.
+	if c.nofile != nil {
+		syscall.RawSyscall6(unix.SYS_PRLIMIT64, 0, unix.RLIMIT_NOFILE, uintptr(unsafe.Pointer(c.nofile)), 0, 0, 0)
 	}
 	if c.dir != nil {
 		if _, _, e = syscall.RawSyscall(unix.SYS_CHDIR, uintptr(unsafe.Pointer(c.dir)), 0, 0); e != 0 {
