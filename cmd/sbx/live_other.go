@@ -24,8 +24,12 @@ func (l *liveOutput) writeTTY([]byte) (bool, error) { return true, nil }
 // interruptPipe: none here (see live_unix.go).
 func interruptPipe() (r int, notify func(), closeBoth func()) { return -1, func() {}, func() {} }
 
-// writePiece writes b whole (no poll here).
-func (l *liveOutput) writePiece(b []byte) (int, error) { return l.w.Write(b) }
+// writePiece writes b whole: no poll here, so every write may block (the
+// case blocking records on Linux and macOS).
+func (l *liveOutput) writePiece(b []byte) (int, error) {
+	l.blocking = true
+	return l.w.Write(b)
+}
 
 // sameStream: not told here (no poll-bounded writes to bound).
 func sameStream(a, b io.Writer) bool { return false }
