@@ -765,7 +765,7 @@ func TestABICap(t *testing.T) {
 		t.Errorf("strict refusal: exit %d, %q", r.ExitCode, r.SbxError)
 	}
 	r = f.sbx(t, "run", "--json", "--landlock-abi-cap", "2", "--cwd", f.ws, "--", "/bin/true")
-	for _, want := range []string{"read / (builtin:workspace.hcl:10:16) needs Landlock ABI 3 (Linux 6.2) for truncate", "network none", "ioctl_dev"} {
+	for _, want := range []string{"read / (builtin:workspace.hcl:10:14) needs Landlock ABI 3 (Linux 6.2) for truncate", "network none", "ioctl_dev"} {
 		if !strings.Contains(r.SbxError, want) {
 			t.Errorf("refusal at ABI 2 does not name %q: %s", want, r.SbxError)
 		}
