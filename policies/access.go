@@ -22,10 +22,12 @@ import (
 // "read" or "write"; "rule" is the index, in the rules followed by the read
 // rules protect implies (data.sbx.lib.xrules), of the rule that decides it;
 // "glob" is the index of the first deny_glob that matches the path or an
-// ancestor; "parent" is the index of the rule that would decide it if the
-// rules on exactly that path did not exist. Indices are -1 when there is
-// none. Paths are compared symbolically, within one anchor, with "/" as
-// the fallback for every anchor (see package sbx.lib).
+// ancestor within its max_depth, as a target that scans for its matches
+// reaches (see fsModel.reaches); "parent" is the index of the rule that
+// would decide it if the rules on exactly that path did not exist.
+// Indices are -1 when there is none. Paths are compared symbolically,
+// within one anchor, with "/" as the fallback for every anchor (see
+// package sbx.lib).
 //
 // It is a Go function rather than Rego because every built-in rule asks it
 // many questions per profile: in Go an answer costs about a microsecond.
@@ -71,6 +73,8 @@ type fsModel struct {
 	// profile of 9,000 rules took 90 s to check).
 	at    map[[2]string][]int
 	globs []string // the deny_globs' patterns
+	// depths are the deny_globs' max_depth (0 when absent: no limit).
+	depths []int
 	// bound are the deny_globs compiled (see glob), in the order of globs.
 	bound []boundGlob
 	memo  map[[2]string]*ast.Term
@@ -156,6 +160,27 @@ func getArr(o ast.Object, key string) *ast.Array {
 	return a
 }
 
+// getInt returns an integer field, 0 when it is absent or not an
+// integer.
+func getInt(o ast.Object, key string) int {
+	if o == nil {
+		return 0
+	}
+	t := o.Get(ast.InternedTerm(key))
+	if t == nil {
+		return 0
+	}
+	n, ok := t.Value.(ast.Number)
+	if !ok {
+		return 0
+	}
+	i, ok := n.Int()
+	if !ok || i < 0 {
+		return 0
+	}
+	return i
+}
+
 func asObj(v ast.Value) ast.Object {
 	o, _ := v.(ast.Object)
 	return o
@@ -226,8 +251,10 @@ func parseFS(v ast.Value) (*fsModel, error) {
 	}
 	if a := getArr(fs, "deny_globs"); a != nil {
 		for i := 0; i < a.Len(); i++ {
-			pat := getStr(asObj(a.Elem(i).Value), "pattern")
+			g := asObj(a.Elem(i).Value)
+			pat := getStr(g, "pattern")
 			m.globs = append(m.globs, pat)
+			m.depths = append(m.depths, getInt(g, "max_depth"))
 			m.bound = append(m.bound, bindGlob(pat))
 		}
 	}
@@ -244,8 +271,16 @@ type boundGlob struct {
 	anchor   string
 	anywhere bool // an absolute pattern starting with "/**"
 	all      bool // a pattern of the anchor itself
-	pattern  string
-	g        *ir.Glob
+	// relative is set for a pattern the profile did not anchor ("*.pem",
+	// "**/.ssh"): a target that scans for its matches counts max_depth
+	// from every readable or writable root (ir.BoundGlob.Anywhere).
+	relative bool
+	// lit is the number of names of the pattern's anchor (its literal
+	// directories before the first wildcard, below the anchor's
+	// directory), where an anchored pattern's scan starts.
+	lit     int
+	pattern string
+	g       *ir.Glob
 }
 
 func bindGlob(pat string) boundGlob {
@@ -263,6 +298,7 @@ func bindGlob(pat string) boundGlob {
 			return b
 		}
 		b.pattern = "/" + rest
+		b.lit = literalDepth(b.pattern)
 	case strings.HasPrefix(pat, "/"):
 		// Red team 28: "/**/build" matches below every anchor too
 		// (each is somewhere below /, which ** spans), as "**/build"
@@ -272,13 +308,90 @@ func bindGlob(pat string) boundGlob {
 		b.anchor = ir.AnchorRoot
 		b.anywhere = pat == "/**" || strings.HasPrefix(pat, "/**/")
 		b.pattern = pat
+		b.lit = literalDepth(pat)
 	case strings.HasPrefix(pat, "**/") || pat == "**":
-		b.anchor, b.anywhere, b.pattern = ir.AnchorRoot, true, "/"+pat
+		b.anchor, b.anywhere, b.relative, b.pattern = ir.AnchorRoot, true, true, "/"+pat
 	default:
-		b.anchor, b.anywhere, b.pattern = ir.AnchorRoot, true, "/**/"+pat
+		b.anchor, b.anywhere, b.relative, b.pattern = ir.AnchorRoot, true, true, "/**/"+pat
 	}
 	b.g, _ = ir.CompileGlob(b.pattern)
 	return b
+}
+
+// literalDepth is the number of names in an absolute pattern's literal
+// directory: the names before the first one with a wildcard, or, for a
+// pattern without any, its parent's (as targets/landlock's
+// globLiteralDir, where the scan starts).
+func literalDepth(pattern string) int {
+	parts := strings.Split(strings.TrimPrefix(pattern, "/"), "/")
+	for i, c := range parts {
+		if _, ok := ir.GlobLiteral(c); !ok {
+			return i
+		}
+	}
+	return len(parts) - 1
+}
+
+// anchorDepth is how many names below "/" the lint takes an anchor's
+// directory to be, for a pattern whose scan counts max_depth from "/" or
+// from a readable "/": {home} as a user's home (/home/NAME, /Users/NAME;
+// root's /root is shallower, so a deny_glob that reaches only its keys
+// does not count), /tmp as itself, and the anchors whose depth is known
+// only when sbx runs as the least they can be.
+func anchorDepth(anchor string) int {
+	switch anchor {
+	case ir.AnchorRoot:
+		return 0
+	case ir.AnchorHome:
+		return 2
+	}
+	return 1
+}
+
+// reaches reports whether deny_glob gi, matching anchor/names[:j], denies
+// it when sbx runs on a target that expands the pattern by scanning
+// (Landlock, Windows): the scan stops max_depth names below where it
+// starts, as targets/landlock's expandGlobs counts. A rule's own path
+// that the match is, or lies below, is denied whatever max_depth says (it
+// needs no scan); otherwise the match must be at most max_depth names
+// below the pattern's anchor, or, for a pattern that matches anywhere,
+// below a readable or writable root of the same anchor or a readable "/".
+// Red team 29 (compiler): deny_globs counted whatever their max_depth, so
+// with read = [root] a "**/.ssh" with max_depth 1, which masks no home's
+// keys on Linux, silenced SBX007. A glob without max_depth (0) reaches
+// every depth, as before.
+func (m *fsModel) reaches(gi int, anchor string, names []string, j int) bool {
+	md := m.depths[gi]
+	if md <= 0 {
+		return true
+	}
+	root := func(anchor, rel string) bool {
+		for _, i := range m.at[[2]string{anchor, rel}] {
+			if m.rules[i].rank != accessRank["deny"] {
+				return true
+			}
+		}
+		return false
+	}
+	for k := j; k <= len(names); k++ {
+		if root(anchor, strings.Join(names[:k], "/")) {
+			return true
+		}
+	}
+	b := m.bound[gi]
+	if !b.relative {
+		base := 0
+		if b.anchor != anchor {
+			base = anchorDepth(anchor) // "/**/..." below another anchor
+		}
+		return base+j-b.lit <= md
+	}
+	for k := j - 1; k >= 0 && j-k <= md; k-- {
+		if root(anchor, strings.Join(names[:k], "/")) {
+			return true
+		}
+	}
+	return anchor != ir.AnchorRoot && anchorDepth(anchor)+j <= md && root(ir.AnchorRoot, "")
 }
 
 func authored(file string) int {
@@ -375,7 +488,7 @@ func (m *fsModel) glob(anchor, rel string) int {
 		if b.g == nil {
 			// More names than ir.Glob holds: match each ancestor.
 			for j := 1; j <= len(names); j++ {
-				if ir.MatchGlob(b.pattern, "/"+strings.Join(names[:j], "/")) {
+				if ir.MatchGlob(b.pattern, "/"+strings.Join(names[:j], "/")) && m.reaches(gi, anchor, names, j) {
 					return gi
 				}
 			}
@@ -385,11 +498,11 @@ func (m *fsModel) glob(anchor, rel string) int {
 		// below a placeholder component standing for the anchor's
 		// directory: one step per name.
 		st := b.g.Root()
-		for _, n := range names {
+		for j, n := range names {
 			if st = b.g.Step(st, n); st == 0 {
 				break
 			}
-			if b.g.Match(st) {
+			if b.g.Match(st) && m.reaches(gi, anchor, names, j+1) {
 				return gi
 			}
 		}

@@ -219,7 +219,7 @@ func TestRT28RootGlobsDenyEverywhere(t *testing.T) {
 		t.Fatal(err)
 	}
 	body := `    read = [root]
-    deny_glob = ["/**/.ssh", "/**/.aws", "/**/.gnupg", "/**/.config/gcloud", "/**/.kube", "/**/.docker/config.json", "/**/.azure", "/**/.config/gh", "/**/.git-credentials", "/**/.netrc", "/**/.npmrc", "/**/.pypirc", "/**/.env", "/**/.env.*"]`
+    deny_glob = ["/**/.ssh", "/**/.aws", "/**/.gnupg", "/**/.config/gcloud", "/**/.kube", "/**/.docker/config.json", "/**/.azure", "/**/.config/gh", "/**/.git-credentials", "/**/.netrc", "/**/.npmrc", "/**/.pypirc", "/**/.cargo/credentials", "/**/.cargo/credentials.toml", "/**/.terraform.d/credentials.tfrc.json", "/**/.vault-token", "/**/.mozilla/firefox", "/**/.config/google-chrome", "/**/.config/chromium", "/**/.config/BraveSoftware", "/**/Library/Application Support/Google/Chrome", "/**/Library/Application Support/Firefox", "/**/Library/Application Support/BraveSoftware", "/**/.env", "/**/.env.*"]`
 	if msg, ok := rt28Codes(t, e, body)["SBX007"]; ok {
 		t.Errorf("credentials denied by /**/ patterns reported readable: %s", msg)
 	}

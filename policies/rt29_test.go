@@ -388,7 +388,9 @@ func TestRT29DBusSockets(t *testing.T) {
 func TestRT29OneHomeByPathSecrets(t *testing.T) {
 	e := rt29Engine(t)
 	var denyAll []string
-	for _, s := range []string{".ssh", ".aws", ".gnupg", ".config/gcloud", ".kube", ".docker/config.json", ".azure", ".config/gh", ".git-credentials", ".netrc", ".npmrc", ".pypirc"} {
+	for _, s := range []string{".ssh", ".aws", ".gnupg", ".config/gcloud", ".kube", ".docker/config.json", ".azure", ".config/gh", ".git-credentials", ".netrc", ".npmrc", ".pypirc",
+		// Red team 29 (compiler), rt29b_test.go: the credential stores added since.
+		".cargo/credentials", ".cargo/credentials.toml", ".terraform.d/credentials.tfrc.json", ".vault-token", ".mozilla/firefox", ".config/google-chrome", ".config/chromium", ".config/BraveSoftware", "Library/Application Support/Google/Chrome", "Library/Application Support/Firefox", "Library/Application Support/BraveSoftware"} {
 		denyAll = append(denyAll, `"/root/`+s+`"`)
 	}
 	for _, c := range []struct {

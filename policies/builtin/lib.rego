@@ -124,7 +124,10 @@ parent_rule(anchor, r) := xrules[i] if {
 }
 
 # glob_denied reports whether a deny_glob of the profile matches anchor/r or
-# one of its ancestors (a glob-denied directory denies its subtree).
+# one of its ancestors (a glob-denied directory denies its subtree), within
+# the glob's max_depth: a match deeper than the scan for it reaches when
+# sbx runs (counted from the pattern's anchor, or from the readable roots
+# for a relative pattern; {home} two names below "/") does not count.
 glob_denied(anchor, r) if sbx.access(fs, anchor, r).glob >= 0
 
 # denying_glob returns the first deny_glob that matches anchor/r or an
@@ -155,6 +158,35 @@ name_glob_denied(name) if {
 	every p in array.slice(parts, 0, count(parts) - 1) {
 		p == "**"
 	}
+}
+
+# name_glob_denied_within is name_glob_denied for an entry depth names
+# below a readable root that is itself base names below "/": the glob's
+# max_depth must reach it, as sbx's scan for a pattern's matches counts on
+# targets that cannot match patterns natively (from every readable root
+# for a relative pattern, from "/" for "/**/NAME"). A glob without
+# max_depth reaches every depth.
+name_glob_denied_within(name, base, depth) if {
+	some g in globs
+	pat := _anywhere_pattern(g.pattern)
+	parts := split(pat, "/")
+	sbx.glob_match(parts[count(parts) - 1], name)
+	every p in array.slice(parts, 0, count(parts) - 1) {
+		p == "**"
+	}
+	_glob_reaches(g, base, depth)
+}
+
+_glob_reaches(g, _, _) if object.get(g, "max_depth", 0) <= 0
+
+_glob_reaches(g, _, depth) if {
+	not startswith(g.pattern, "/")
+	g.max_depth >= depth
+}
+
+_glob_reaches(g, base, depth) if {
+	startswith(g.pattern, "/")
+	g.max_depth >= base + depth
 }
 
 # _anywhere_pattern is a pattern that matches at any depth, relative.

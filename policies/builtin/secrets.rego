@@ -6,7 +6,13 @@ package sbx.builtin.secrets
 
 import data.sbx.lib
 
-# Credential stores below $HOME, with what they hold.
+# Credential stores below $HOME, with what they hold. Each is the file or
+# directory that holds the secret, not the tool's whole directory, so that
+# a profile may deny just that and still read the rest (~/.cargo's
+# registry cache, ~/.terraform.d's plugins). Browsers' profile
+# directories hold cookies (signed-in sessions) and saved passwords: on
+# Linux below ~/.mozilla and ~/.config, on macOS below ~/Library/Application
+# Support (red team 29).
 secrets := {
 	".ssh": "SSH private keys",
 	".aws": "AWS credentials",
@@ -20,6 +26,17 @@ secrets := {
 	".netrc": "netrc passwords",
 	".npmrc": "npm tokens",
 	".pypirc": "PyPI tokens",
+	".cargo/credentials": "Cargo registry tokens",
+	".cargo/credentials.toml": "Cargo registry tokens",
+	".terraform.d/credentials.tfrc.json": "Terraform tokens",
+	".vault-token": "Vault token",
+	".mozilla/firefox": "Firefox cookies and passwords",
+	".config/google-chrome": "Chrome cookies and passwords",
+	".config/chromium": "Chromium cookies and passwords",
+	".config/BraveSoftware": "Brave cookies and passwords",
+	"Library/Application Support/Google/Chrome": "Chrome cookies and passwords",
+	"Library/Application Support/Firefox": "Firefox cookies and passwords",
+	"Library/Application Support/BraveSoftware": "Brave cookies and passwords",
 }
 
 # _broad_read holds the indices of the rules that make (nearly) everything
@@ -38,8 +55,9 @@ _broad_read contains i if {
 #   credentials kept there unless it denies them: SSH and GnuPG keys, cloud
 #   and Kubernetes credentials, registry and package tokens. A sandboxed
 #   command that can read them can use them, and with any network access,
-#   send them elsewhere. Deny them explicitly (deny = ["{home}/.ssh", ...])
-#   or narrow the read rules.
+#   send them elsewhere. Browsers' profiles count too: their cookies are
+#   signed-in sessions, and they keep saved passwords. Deny them
+#   explicitly (deny = ["{home}/.ssh", ...]) or narrow the read rules.
 # custom:
 #   code: SBX007
 #   severity: warning
@@ -127,11 +145,14 @@ warn_readable_secrets contains {
 
 # _home_secrets_open are the credential stores no name glob denies
 # everywhere ("**/.ssh"): below /home they are in every user's directory,
-# which no one rule on {home} covers.
+# which no one rule on {home} covers. The glob must reach them: a scan
+# for its matches from /home or /Users stops max_depth names below
+# (/home/NAME/.ssh is 2 below /home; 3 below "/", where "/**/.ssh" counts
+# from).
 _home_secrets_open := {s |
 	some s, _ in secrets
 	parts := split(s, "/")
-	not lib.name_glob_denied(parts[count(parts) - 1])
+	not lib.name_glob_denied_within(parts[count(parts) - 1], 1, 1 + count(parts))
 }
 
 warn_readable_secrets contains {

@@ -76,3 +76,25 @@ test_one_home_with_its_secrets_denied_is_fine if {
 test_below_a_home_is_not_a_home if {
 	count(secrets.warn_readable_secrets) == 0 with input as f.fs_input([["read", "/home/alice/src"]])
 }
+
+# A name glob counts for every user's home only where its max_depth
+# reaches: /home/NAME/.ssh is 2 names below /home.
+test_home_directories_with_shallow_name_globs if {
+	shallow := {"pattern": "**/.ssh", "max_depth": 1, "source": f.src(9)}
+	findings := secrets.warn_readable_secrets with input as f.fs_input_with([["read", "/home"]], {"deny_globs": [shallow]})
+	some x in findings
+	contains(x.msg, ", .ssh (SSH private keys)")
+	deep := {"pattern": "**/.ssh", "max_depth": 2, "source": f.src(9)}
+	found := secrets.warn_readable_secrets with input as f.fs_input_with([["read", "/home"]], {"deny_globs": [deep]})
+	every x in found {
+		not contains(x.msg, ", .ssh (SSH private keys)")
+	}
+}
+
+# With / readable, {home}/.ssh is 3 names below it (/home/NAME/.ssh).
+test_read_everything_with_shallow_glob if {
+	shallow := {"pattern": "**/.ssh", "max_depth": 1, "source": f.src(9)}
+	findings := secrets.warn_readable_secrets with input as f.fs_input_with([["read", "/"]], {"deny_globs": [shallow]})
+	some x in findings
+	contains(x.msg, "{home}/.ssh (SSH private keys)")
+}

@@ -8,6 +8,10 @@ profile "net" {
     deny = [
       "~/.ssh", "~/.aws", "~/.gnupg", "~/.config/gcloud", "~/.kube", "~/.docker/config.json",
       "~/.azure", "~/.config/gh", "~/.git-credentials", "~/.netrc", "~/.npmrc", "~/.pypirc",
+      "~/.cargo/credentials", "~/.cargo/credentials.toml", "~/.terraform.d/credentials.tfrc.json",
+      "~/.vault-token", "~/.mozilla/firefox", "~/.config/google-chrome", "~/.config/chromium",
+      "~/.config/BraveSoftware", "~/Library/Application Support/Google/Chrome",
+      "~/Library/Application Support/Firefox", "~/Library/Application Support/BraveSoftware",
     ]
     deny_glob = ["**/.env"]
     protect   = [".git"]
