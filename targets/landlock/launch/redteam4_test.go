@@ -434,18 +434,19 @@ func TestRedTeam4CancelAfterSetpgid(t *testing.T) {
 	}
 }
 
-// TestRedTeam4RlimitNofile: the Go runtime raises sbx's soft RLIMIT_NOFILE
-// to the hard limit at start-up, and package syscall restores the original
-// in the children it forks. spawnInit forks by itself and does not: the
-// command inherits sbx's raised soft limit instead of its caller's (a
-// caller's "ulimit -n 1024" is lost; select(2)-based programs may then get
-// descriptors above FD_SETSIZE).
+// TestRedTeam4RlimitNofile: was a known limit, fixed in session 25: the
+// Go runtime raises sbx's soft RLIMIT_NOFILE to the hard limit at
+// start-up, and package syscall restores the original in the children it
+// forks. spawnInit forks by itself and did not: the command inherited
+// sbx's raised soft limit instead of its caller's (a caller's "ulimit -n
+// 1024" was lost; select(2)-based programs may then get descriptors above
+// FD_SETSIZE). Package nofile now records the limit before package
+// syscall raises it, and the command's program restores it.
 //
-// Reproducer: prlimit --nofile=1024:4096 sbx run -- sh -c 'ulimit -Sn'   # 4095, not 1024
+// Reproducer: prlimit --nofile=1024:4096 sbx run -- sh -c 'ulimit -Sn'   # was 4095, not 1024
 //
 // Fidelity, not confinement (the command may raise its soft limit itself).
 func TestRedTeam4RlimitNofile(t *testing.T) {
-	t.Skip("KNOWN LIMIT (README): package syscall keeps the original soft limit unexported; the sandboxed command gets sbx's raised one")
 	rt4 := rt4Helper(t)
 	if _, err := exec.LookPath("prlimit"); err != nil {
 		t.Skip("prlimit is missing")
