@@ -86,7 +86,7 @@ type nsChild struct {
 	// maxFD bounds the descriptors marked close-on-exec one by one where
 	// close_range cannot (before Linux 5.11): RLIMIT_NOFILE's soft limit.
 	maxFD uintptr
-	// nofile is the open-files limit the command gets (nofile.Child: the
+	// nofile is the open-files limit the command gets (nofile.ForChild: the
 	// soft limit sbx started with, as os/exec gives it), nil to keep the
 	// current one.
 	nofile *unix.Rlimit
@@ -133,13 +133,11 @@ func nsFork(cmd *exec.Cmd) (*process, error) {
 	c.step = nsStepNone
 	c.maxFD = 1 << 20
 	var rl unix.Rlimit
-	if unix.Getrlimit(unix.RLIMIT_NOFILE, &rl) == nil {
-		if rl.Cur < uint64(c.maxFD) {
-			c.maxFD = uintptr(rl.Cur)
-		}
-		if l, ok := nofile.Child(nofile.Limit{Cur: rl.Cur, Max: rl.Max}); ok {
-			c.nofile = &unix.Rlimit{Cur: l.Cur, Max: l.Max}
-		}
+	if unix.Getrlimit(unix.RLIMIT_NOFILE, &rl) == nil && rl.Cur < uint64(c.maxFD) {
+		c.maxFD = uintptr(rl.Cur)
+	}
+	if l, ok := nofile.ForChild(); ok {
+		c.nofile = &unix.Rlimit{Cur: l.Cur, Max: l.Max}
 	}
 	var err error
 	if c.path, err = syscall.BytePtrFromString(cmd.Path); err != nil {

@@ -29,3 +29,14 @@ func Child(cur Limit) (Limit, bool) {
 	}
 	return Limit{Cur: s.Cur, Max: cur.Max}, true
 }
+
+// ForChild returns the open-files limit a command started now should get,
+// and whether it differs from the current one: Child of the current
+// limit, read here.
+func ForChild() (Limit, bool) {
+	cur, ok := current()
+	if !ok {
+		return Limit{}, false
+	}
+	return Child(cur)
+}

@@ -13,8 +13,11 @@ const rlimitNofile = 7
 func prlimit(resource uintptr, old unsafe.Pointer) uintptr
 
 func init() {
+	start.lim, start.ok = current()
+}
+
+// current reads the open-files limit now.
+func current() (Limit, bool) {
 	var l Limit
-	if prlimit(rlimitNofile, unsafe.Pointer(&l)) == 0 {
-		start.lim, start.ok = l, true
-	}
+	return l, prlimit(rlimitNofile, unsafe.Pointer(&l)) == 0
 }

@@ -309,8 +309,9 @@ func compileCommand(s *landlock.Spec, c *childSetup, init *program) (*program, e
 	p.call("setrlimit(RLIMIT_CORE)", unix.SYS_PRLIMIT64, 0, unix.RLIMIT_CORE, p.mem(zero, unsafe.Pointer(zero)), 0)
 	// The open-files limit sbx started with, as os/exec gives it back
 	// (package nofile): Go raised sbx's soft limit to the hard one.
-	if l, ok := childNofile(); ok {
-		p.call("setrlimit(RLIMIT_NOFILE)", unix.SYS_PRLIMIT64, 0, unix.RLIMIT_NOFILE, p.mem(l, unsafe.Pointer(l)), 0)
+	if l, ok := nofile.ForChild(); ok {
+		rl := &unix.Rlimit{Cur: l.Cur, Max: l.Max}
+		p.call("setrlimit(RLIMIT_NOFILE)", unix.SYS_PRLIMIT64, 0, unix.RLIMIT_NOFILE, p.mem(rl, unsafe.Pointer(rl)), 0)
 	}
 	if len(c.filter) > 0 {
 		prog := &unix.SockFprog{Len: uint16(len(c.filter)), Filter: &c.filter[0]}
@@ -368,17 +369,6 @@ func compileCommand(s *landlock.Spec, c *childSetup, init *program) (*program, e
 	traceStep(p, "c-exec")
 	p.call3("execve ", s.Path, "", unix.SYS_EXECVE, p.str(s.Path), argv, envv)
 	return p, nil
-}
-
-// childNofile returns the open-files limit the command gets, where it
-// differs from sbx's current one (nofile.Child).
-func childNofile() (*unix.Rlimit, bool) {
-	var rl unix.Rlimit
-	if unix.Getrlimit(unix.RLIMIT_NOFILE, &rl) != nil {
-		return nil, false
-	}
-	l, ok := nofile.Child(nofile.Limit{Cur: rl.Cur, Max: rl.Max})
-	return &unix.Rlimit{Cur: l.Cur, Max: l.Max}, ok
 }
 
 // writeIDMaps maps uid and gid onto themselves in the init's new user
