@@ -1,7 +1,7 @@
 package landlock
 
 import (
-	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -510,19 +509,29 @@ func AccountHome(uid int) string {
 
 // passwdHome reads the home directory of uid from /etc/passwd (no cgo).
 func passwdHome(uid int) string {
-	f, err := os.Open("/etc/passwd")
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fields := strings.Split(sc.Text(), ":")
-		if len(fields) >= 6 && fields[2] == strconv.Itoa(uid) {
-			return fields[5]
+	return passwdHomeIn("/etc/passwd", uid)
+}
+
+// homeField returns the home directory (the sixth field) of a line of the
+// password database if its user id (the third) is uid: name, password,
+// uid, gid, gecos, home, shell.
+func homeField(line []byte, uid string) (string, bool) {
+	var f [6][]byte
+	n := 0
+	for n < len(f) {
+		i := bytes.IndexByte(line, ':')
+		if i < 0 {
+			f[n] = line
+			n++
+			break
 		}
+		f[n], line = line[:i], line[i+1:]
+		n++
 	}
-	return ""
+	if n < 6 || string(f[2]) != uid {
+		return "", false
+	}
+	return string(f[5]), true
 }
 
 // osView is the View of the real filesystem.
@@ -753,6 +762,18 @@ type BindOptions struct {
 	// from other users (tracefs, debugfs, another procfs: see
 	// revealingFSTypes) are detached from the view wherever mounted.
 	Root bool
+	// Getenv reads the environment git on the host sees (XDG_CONFIG_HOME,
+	// where the user's git configuration is: see gitConfigTargets); nil
+	// means os.Getenv.
+	Getenv func(string) string
+}
+
+// getenv is o.Getenv, or os.Getenv.
+func (o BindOptions) getenv() func(string) string {
+	if o.Getenv != nil {
+		return o.Getenv
+	}
+	return os.Getenv
 }
 
 // ErrNotExact is wrapped by Bind's error when a rule can only be partly
@@ -845,10 +866,16 @@ func (pl *Plan) Bind(b ir.Bindings, o BindOptions) (*Spec, *Report, error) {
 	}
 	shared := SharedPlaces(b)
 	linkRules, onTheWay := resolveRules(bd, v, shared, prof.Filesystem.Protect)
-	links, followed, err := gitdirTargets(bd, v)
+	links, followed, repos, err := gitdirTargets(bd, v)
 	if err != nil {
 		return nil, rep, fmt.Errorf("binding profile %s: %w", pl.Profile, err)
 	}
+	onTheWay = append(onTheWay, followed...)
+	cfgLinks, followed, err := gitConfigTargets(bd, v, repos, firstOr(b[ir.AnchorHome], ""), o.getenv())
+	if err != nil {
+		return nil, rep, fmt.Errorf("binding profile %s: %w", pl.Profile, err)
+	}
+	links = append(links, cfgLinks...)
 	onTheWay = append(onTheWay, followed...)
 	if len(links) > 0 {
 		bd.Rules = append(bd.Rules, links...)
@@ -1462,7 +1489,7 @@ func devInputs(bd *ir.Bound, v View) []input {
 // (a "gitdir: meta/repo" with meta a link), to be pinned like the links on
 // a rule's way: re-pointed by the command, they would make git on the host
 // read a repository of the command's (red team 22).
-func gitdirTargets(bd *ir.Bound, v View) ([]ir.BoundRule, []string, error) {
+func gitdirTargets(bd *ir.Bound, v View) ([]ir.BoundRule, []string, []gitRepo, error) {
 	// Writable as the profile says, not merely below a write rule: a
 	// target below a deny (or a read-only name) inside a writable root
 	// must not get a read rule more specific than the deny, which would
@@ -1509,8 +1536,20 @@ func gitdirTargets(bd *ir.Bound, v View) ([]ir.BoundRule, []string, error) {
 		return filepath.Clean(target), true
 	}
 	var out []ir.BoundRule
+	var repos []gitRepo
 	for _, r := range bd.Rules {
-		if r.Origin != ir.OriginProtect || v.Lstat(r.Path) != KindFile {
+		if r.Origin != ir.OriginProtect {
+			continue
+		}
+		kind := v.Lstat(r.Path)
+		if kind == KindDir && filepath.Base(r.Path) == ".git" && inWritable(filepath.Dir(r.Path)) {
+			// A repository's own directory: read-only already; its
+			// configuration is read for what it points to
+			// (gitConfigTargets).
+			repos = append(repos, gitRepo{src: r, worktree: filepath.Dir(r.Path), dirs: []string{r.Path}})
+			continue
+		}
+		if kind != KindFile {
 			continue
 		}
 		dir, ok := link(r.Path, "gitdir:")
@@ -1521,17 +1560,18 @@ func gitdirTargets(bd *ir.Bound, v View) ([]ir.BoundRule, []string, error) {
 		if common, ok := link(filepath.Join(dir, "commondir"), ""); ok {
 			targets = append(targets, common)
 		}
+		repos = append(repos, gitRepo{src: r, worktree: filepath.Dir(r.Path), dirs: targets})
 		for _, t := range targets {
 			if !inWritable(t) {
 				continue
 			}
 			if _, err := os.Stat(t); err != nil {
-				return nil, nil, fmt.Errorf("%s names %s (a git link), which does not exist inside a writable root: the command could create it, with hooks and configuration git runs on the host; refusing (fix or remove %s)", r.Path, t, r.Path)
+				return nil, nil, nil, fmt.Errorf("%s names %s (a git link), which does not exist inside a writable root: the command could create it, with hooks and configuration git runs on the host; refusing (fix or remove %s)", r.Path, t, r.Path)
 			}
 			out = append(out, ir.BoundRule{Path: t, Access: ir.Read, Origin: ir.OriginProtect, Symbolic: r.Symbolic, Source: r.Source})
 		}
 	}
-	return out, followed, nil
+	return out, followed, repos, nil
 }
 
 // privateDevpts reports whether /dev/pts needs a private devpts instance

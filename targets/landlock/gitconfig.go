@@ -1,0 +1,375 @@
+package landlock
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/sbx-dev/sbx/ir"
+)
+
+// gitConfigMax bounds the bytes read of one git configuration file: git's
+// own files are a few kilobytes; a larger one is read up to this much.
+const gitConfigMax = 1 << 20
+
+// gitIncludeDepth is how deep includes are followed, as git's own limit
+// (MAX_INCLUDE_DEPTH).
+const gitIncludeDepth = 10
+
+// gitEntry is one variable of a git configuration file: its name as git
+// matches it ("core.hookspath", "includeif.gitdir:~/w/.path": section and
+// key lowercased, a subsection as written) and its value.
+type gitEntry struct {
+	name, value string
+	key         string // the name as written, for messages
+}
+
+// parseGitConfig reads the variables of a git configuration file, in
+// git's syntax: [section], [section "subsection"] and the older
+// [section.subsection] headers; "name = value" and a bare "name" (true);
+// comments from # or ; outside quotes; double-quoted parts with the
+// escapes \" \\ \n \t \b; a backslash at the end of a line continues the
+// value on the next. A malformed line is skipped (git would refuse the
+// whole file, and then run nothing from it); what follows is still read,
+// so that nothing git might read is missed.
+func parseGitConfig(data string) []gitEntry {
+	var out []gitEntry
+	section, shownSection := "", ""
+	lines := strings.Split(data, "\n")
+	for i := 0; i < len(lines); i++ {
+		line := strings.TrimLeft(lines[i], " \t\r")
+		if line == "" || line[0] == '#' || line[0] == ';' {
+			continue
+		}
+		if line[0] == '[' {
+			end := strings.IndexByte(line, ']')
+			if end < 0 {
+				continue
+			}
+			section, shownSection = gitSection(line[1:end])
+			// A variable may follow the header on the same line.
+			line = strings.TrimLeft(line[end+1:], " \t\r")
+			if line == "" || line[0] == '#' || line[0] == ';' {
+				continue
+			}
+		}
+		if section == "" {
+			continue
+		}
+		key := line
+		rest := ""
+		if j := strings.IndexAny(line, "= \t#;\r"); j >= 0 {
+			key, rest = line[:j], strings.TrimLeft(line[j:], " \t\r")
+		}
+		if key == "" {
+			continue
+		}
+		name, shown := section+"."+strings.ToLower(key), shownSection+"."+key
+		if rest == "" || rest[0] == '#' || rest[0] == ';' {
+			out = append(out, gitEntry{name: name, key: shown})
+			continue
+		}
+		if rest[0] != '=' {
+			continue
+		}
+		value, more := gitValue(rest[1:])
+		for more && i+1 < len(lines) {
+			i++
+			var next string
+			next, more = gitValue(lines[i])
+			value += next
+		}
+		out = append(out, gitEntry{name: name, value: value, key: shown})
+	}
+	return out
+}
+
+// gitSection returns the name a section header gives its variables: the
+// section lowercased, then a quoted subsection as written or an old-style
+// dotted one lowercased; and the same as written, for messages.
+func gitSection(h string) (name, shown string) {
+	h = strings.TrimSpace(h)
+	if q := strings.IndexByte(h, '"'); q >= 0 {
+		sub := h[q+1:]
+		sub = strings.TrimSuffix(sub, `"`)
+		sub = strings.NewReplacer(`\"`, `"`, `\\`, `\`).Replace(sub)
+		sec := strings.TrimSpace(h[:q])
+		return strings.ToLower(sec) + "." + sub, sec + "." + sub
+	}
+	return strings.ToLower(h), h
+}
+
+// gitValue decodes the value part of a line (after "="): quotes removed,
+// escapes resolved, an unquoted comment cut, surrounding blanks trimmed.
+// more reports a backslash at the line's end: the value goes on.
+func gitValue(s string) (value string, more bool) {
+	var b strings.Builder
+	quoted := false
+	pending := "" // blanks kept only if more of the value follows
+	s = strings.TrimRight(s, "\r")
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\\':
+			if i+1 == len(s) {
+				b.WriteString(pending)
+				return strings.TrimLeft(b.String(), " \t"), true
+			}
+			i++
+			b.WriteString(pending)
+			pending = ""
+			switch s[i] {
+			case 'n':
+				b.WriteByte('\n')
+			case 't':
+				b.WriteByte('\t')
+			case 'b':
+				b.WriteByte('\b')
+			default:
+				b.WriteByte(s[i])
+			}
+		case c == '"':
+			quoted = !quoted
+			b.WriteString(pending)
+			pending = ""
+		case !quoted && (c == '#' || c == ';'):
+			return strings.TrimLeft(b.String(), " \t"), false
+		case !quoted && (c == ' ' || c == '\t'):
+			pending += string(c)
+		default:
+			b.WriteString(pending)
+			pending = ""
+			b.WriteByte(c)
+		}
+	}
+	return strings.TrimLeft(b.String(), " \t"), false
+}
+
+// gitPathKey reports whether git reads the variable as a path it then
+// reads or runs: hooks, included configuration files, the fsmonitor hook.
+func gitPathKey(name string) bool {
+	switch name {
+	case "core.hookspath", "include.path", "core.fsmonitor":
+		return true
+	}
+	return strings.HasPrefix(name, "includeif.") && strings.HasSuffix(name, ".path")
+}
+
+// gitCommandKey reports whether git runs the variable's value as a shell
+// command (or a program) on the host, on its own or as part of an
+// ordinary operation: editors and pagers, the ssh and askpass programs,
+// diff, filter and merge drivers, credential helpers, signing programs,
+// and shell aliases.
+func gitCommandKey(name, value string) bool {
+	switch name {
+	case "core.sshcommand", "core.editor", "core.pager", "core.askpass", "sequence.editor",
+		"diff.external", "credential.helper", "gpg.program", "interactive.difffilter":
+		return true
+	}
+	sec, key, _ := strings.Cut(name, ".")
+	if i := strings.LastIndexByte(key, '.'); i >= 0 {
+		key = key[i+1:]
+	}
+	switch sec {
+	case "diff":
+		return key == "textconv" || key == "command"
+	case "filter":
+		return key == "clean" || key == "smudge" || key == "process"
+	case "merge":
+		return key == "driver"
+	case "credential":
+		return key == "helper"
+	case "gpg":
+		return key == "program"
+	case "pager":
+		return true
+	case "alias":
+		return strings.HasPrefix(value, "!")
+	}
+	return false
+}
+
+// gitBoolean reports whether an fsmonitor value is a boolean (the built-in
+// daemon or none) rather than a hook's path.
+func gitBoolean(v string) bool {
+	switch strings.ToLower(v) {
+	case "", "true", "false", "yes", "no", "on", "off", "1", "0":
+		return true
+	}
+	return false
+}
+
+// gitRepo is a repository git runs on the host for a protected name: its
+// working tree (where relative hook and command paths start) and the
+// directories holding its configuration (the git directory, and the
+// common directory a worktree shares).
+type gitRepo struct {
+	src      ir.BoundRule // the protected name's rule
+	worktree string
+	dirs     []string
+}
+
+// gitConfigTargets protects what the configuration of the repositories
+// behind protected names makes git read or run on the host, where it lies
+// in a writable root: the directory core.hooksPath names (husky's
+// ".husky/_", a ".githooks" checked in with the project), files that
+// include.path and includeIf.*.path pull in, a core.fsmonitor hook, and
+// the scripts that command-valued variables name by a path (an editor, a
+// pager, ssh or askpass program, a diff, filter or merge driver, a
+// credential helper, a signing program, a shell alias). The protected
+// .git keeps the configuration itself read-only; without this, the
+// command could rewrite the hooks or configuration it points to, and git
+// on the host would run them on the next commit, checkout or status.
+// The files read are each repository's config and config.worktree, the
+// user's global configuration (~/.gitconfig and the XDG one) and the
+// system's (/etc/gitconfig), and what they include (conditions of
+// includeIf are not evaluated: every one counts), up to git's depth.
+//
+// Each existing target gets a read rule of the protected name's. A hooks
+// directory or an included file that is missing there is refused: the
+// command could create it. Words of a command are taken as paths when
+// they hold a slash, relative to the working tree; a command that reaches
+// a script otherwise (through PATH, or a shell's own indirection) is not
+// seen. Values are read from the files as they are when the run starts.
+func gitConfigTargets(bd *ir.Bound, v View, repos []gitRepo, home string, getenv func(string) string) ([]ir.BoundRule, []string, error) {
+	if len(repos) == 0 {
+		return nil, nil, nil
+	}
+	inWritable := func(p string) bool {
+		a, _, _ := bd.Access(p)
+		return a == ir.Write
+	}
+	var followed []string
+	canon := func(p string) string {
+		if res, ok := v.(Resolver); ok {
+			return resolvePath(v, res.Readlink, filepath.Clean(p), func(l string) { followed = append(followed, l) })
+		}
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return r
+		}
+		return filepath.Clean(p)
+	}
+	expand := func(p, base string) string {
+		switch {
+		case p == "~" && home != "":
+			p = home
+		case strings.HasPrefix(p, "~/") && home != "":
+			p = filepath.Join(home, p[2:])
+		case strings.HasPrefix(p, "~"):
+			return "" // another user's home: not resolved here
+		case !filepath.IsAbs(p):
+			p = filepath.Join(base, p)
+		}
+		return canon(p)
+	}
+	var out []ir.BoundRule
+	seen := map[string]bool{}
+	var refuse error
+	// protect adds a read rule for p when it lies in a writable root. A
+	// missing p (which the command could create) is refused where git
+	// would read or run it whatever is there (does names what git does).
+	protect := func(src ir.BoundRule, p string, e gitEntry, file, does string) {
+		if p == "" || !inWritable(p) || seen[p] {
+			return
+		}
+		if v.Lstat(p) == KindMissing {
+			if does != "" && refuse == nil {
+				refuse = fmt.Errorf("git configuration names %s (%s = %s, in %s), which does not exist inside a writable root: the command could create it, and git on the host would %s; refusing (create it, or remove the setting)", p, e.key, e.value, file, does)
+			}
+			return
+		}
+		seen[p] = true
+		out = append(out, ir.BoundRule{Path: p, Access: ir.Read, Origin: ir.OriginProtect, Symbolic: src.Symbolic, Source: src.Source})
+	}
+	// Files already read for a working tree, so that an include cycle
+	// ends.
+	read := map[[2]string]bool{}
+	var walk func(src ir.BoundRule, file, worktree string, depth int)
+	walk = func(src ir.BoundRule, file, worktree string, depth int) {
+		if depth > gitIncludeDepth || read[[2]string{file, worktree}] {
+			return
+		}
+		read[[2]string{file, worktree}] = true
+		data, ok := readRegular(file, gitConfigMax)
+		if !ok {
+			return
+		}
+		for _, e := range parseGitConfig(data) {
+			switch {
+			case e.name == "core.fsmonitor":
+				if !gitBoolean(e.value) {
+					protect(src, expand(firstWord(e.value), worktree), e, file, "run it on every status")
+				}
+			case e.name == "core.hookspath":
+				protect(src, expand(e.value, worktree), e, file, "run the hooks in it")
+			case gitPathKey(e.name):
+				// An included file's relative path starts at the including
+				// file's directory.
+				inc := expand(e.value, filepath.Dir(file))
+				protect(src, inc, e, file, "read it as configuration")
+				if inc != "" {
+					walk(src, inc, worktree, depth+1)
+				}
+			case gitCommandKey(e.name, e.value):
+				// The program, and the script an interpreter is given, are
+				// run whatever they hold: missing, they are refused. Other
+				// words with a slash are protected where they exist.
+				run := true
+				for _, w := range strings.Fields(strings.TrimPrefix(e.value, "!")) {
+					w = strings.Trim(w, `'"`)
+					does := ""
+					if run {
+						does = "run it"
+					}
+					if strings.Contains(w, "/") {
+						protect(src, expand(w, worktree), e, file, does)
+					}
+					run = gitInterpreter(filepath.Base(w))
+				}
+			}
+		}
+	}
+	var global []string
+	if home != "" {
+		global = append(global, filepath.Join(home, ".gitconfig"))
+		if x := getenv("XDG_CONFIG_HOME"); filepath.IsAbs(x) {
+			global = append(global, filepath.Join(x, "git", "config"))
+		} else {
+			global = append(global, filepath.Join(home, ".config", "git", "config"))
+		}
+	}
+	global = append(global, "/etc/gitconfig")
+	for _, repo := range repos {
+		for _, d := range repo.dirs {
+			walk(repo.src, filepath.Join(d, "config"), repo.worktree, 0)
+			walk(repo.src, filepath.Join(d, "config.worktree"), repo.worktree, 0)
+		}
+		// The user's and the system's files apply to every repository;
+		// their relative paths start at each working tree.
+		for _, g := range global {
+			walk(repo.src, g, repo.worktree, 0)
+		}
+	}
+	if refuse != nil {
+		return nil, nil, refuse
+	}
+	return out, followed, nil
+}
+
+// gitInterpreter reports whether the next word of a command after program
+// is the script program runs.
+func gitInterpreter(program string) bool {
+	switch program {
+	case "sh", "bash", "dash", "zsh", "ksh", "fish", "python", "python3", "perl", "ruby", "node", "php", "env":
+		return true
+	}
+	return false
+}
+
+// firstWord is the first blank-separated word of s.
+func firstWord(s string) string {
+	if f := strings.Fields(s); len(f) > 0 {
+		return f[0]
+	}
+	return ""
+}

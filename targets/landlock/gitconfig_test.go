@@ -1,0 +1,74 @@
+package landlock
+
+import (
+	"reflect"
+	"testing"
+)
+
+// TestParseGitConfig: git's configuration syntax as git reads it.
+func TestParseGitConfig(t *testing.T) {
+	for _, tc := range []struct {
+		name, in string
+		want     []gitEntry
+	}{
+		{"section and key lowercased", "[Core]\n\tHooksPath = .husky/_\n",
+			[]gitEntry{{name: "core.hookspath", value: ".husky/_", key: "Core.HooksPath"}}},
+		{"quoted subsection kept as written", "[includeIf \"gitdir:~/Work/\"]\n path = ~/w.inc\n",
+			[]gitEntry{{name: "includeif.gitdir:~/Work/.path", value: "~/w.inc", key: "includeIf.gitdir:~/Work/.path"}}},
+		{"old dotted subsection", "[filter.X]\nclean = a/b\n",
+			[]gitEntry{{name: "filter.x.clean", value: "a/b", key: "filter.X.clean"}}},
+		{"bare key is true", "[core]\n\tbare\n", []gitEntry{{name: "core.bare", key: "core.bare"}}},
+		{"comments", "# c\n; c\n[core] ; c\n\thooksPath = h # c\n\tx = \"a # b\" ; c\n",
+			[]gitEntry{{name: "core.hookspath", value: "h", key: "core.hooksPath"}, {name: "core.x", value: "a # b", key: "core.x"}}},
+		{"escapes", `[a]` + "\n" + `k = "x\"y\\z" \t w` + "\n",
+			[]gitEntry{{name: "a.k", value: "x\"y\\z \t w", key: "a.k"}}},
+		{"continuation", "[a]\nk = one \\\ntwo\n", []gitEntry{{name: "a.k", value: "one two", key: "a.k"}}},
+		{"variable on the header's line", "[core] hooksPath = h\n", []gitEntry{{name: "core.hookspath", value: "h", key: "core.hooksPath"}}},
+		{"no section", "k = v\n[a]\nk = v\n", []gitEntry{{name: "a.k", value: "v", key: "a.k"}}},
+		{"malformed lines skipped", "[a\n[b]\n=v\nk v\nk = v\n", []gitEntry{{name: "b.k", value: "v", key: "b.k"}}},
+		{"crlf", "[core]\r\n\thooksPath = h\r\n", []gitEntry{{name: "core.hookspath", value: "h", key: "core.hooksPath"}}},
+		{"inner blanks kept, outer trimmed", "[a]\nk =   x  y   \n", []gitEntry{{name: "a.k", value: "x  y", key: "a.k"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := parseGitConfig(tc.in); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("got %+v\nwant %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestGitKeys: which variables name paths git reads or runs, and which
+// hold commands.
+func TestGitKeys(t *testing.T) {
+	for _, tc := range []struct {
+		name, value   string
+		path, command bool
+	}{
+		{"core.hookspath", "", true, false},
+		{"include.path", "", true, false},
+		{"includeif.gitdir:/w/.path", "", true, false},
+		{"includeif.gitdir:/w/.other", "", false, false},
+		{"core.fsmonitor", "", true, false},
+		{"core.sshcommand", "", false, true},
+		{"core.editor", "", false, true},
+		{"filter.lfs.process", "", false, true},
+		{"filter.x.clean", "", false, true},
+		{"filter.x.required", "", false, false},
+		{"diff.x.textconv", "", false, true},
+		{"merge.x.driver", "", false, true},
+		{"credential.helper", "", false, true},
+		{"credential.https://h.example.helper", "", false, true},
+		{"gpg.ssh.program", "", false, true},
+		{"pager.log", "", false, true},
+		{"alias.x", "!tools/x.sh", false, true},
+		{"alias.co", "checkout", false, false},
+		{"remote.origin.url", "../other", false, false},
+	} {
+		if got := gitPathKey(tc.name); got != tc.path {
+			t.Errorf("gitPathKey(%q) = %v, want %v", tc.name, got, tc.path)
+		}
+		if got := gitCommandKey(tc.name, tc.value); got != tc.command {
+			t.Errorf("gitCommandKey(%q, %q) = %v, want %v", tc.name, tc.value, got, tc.command)
+		}
+	}
+}

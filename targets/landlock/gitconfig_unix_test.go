@@ -1,0 +1,148 @@
+//go:build unix
+
+package landlock_test
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/sbx-dev/sbx/builtin"
+	"github.com/sbx-dev/sbx/targets/landlock"
+)
+
+// TestGitConfigTargets: what a protected repository's configuration (and
+// the user's, and what they include) makes git on the host read or run is
+// read-only where it lies in a writable root: the hooks directory, an
+// included file and what it sets, the fsmonitor hook, the program and the
+// interpreted script of command-valued variables (a filter driver, a shell
+// alias), relative as git takes them; paths outside the writable roots get
+// nothing; a hooks directory, an included file or a program that is
+// missing there is refused.
+func TestGitConfigTargets(t *testing.T) {
+	plan, err := builtin.Plan("workspace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The workspace in the test's directory (below /tmp, writable under
+	// the profile); the user's files and the outside ones where the
+	// profile writes nothing.
+	dir := t.TempDir() + "/ws"
+	elsewhere, err := os.MkdirTemp("/var/tmp", "sbx-gitconfig-")
+	if err != nil {
+		t.Skip("no /var/tmp:", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(elsewhere) })
+	home, xdg, outside := elsewhere+"/home", elsewhere+"/xdg", elsewhere+"/outside"
+	for _, d := range []string{dir + "/.git", dir + "/.husky/_", dir + "/tools", dir + "/sub", home, xdg + "/git", outside} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"tools/fsmon", "tools/clean.sh", "tools/alias.sh", "tools/args.txt", "shared.inc", "sub/nested.inc", "from-home.inc", "tools/ssh"} {
+		if err := os.WriteFile(dir+"/"+f, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write := func(p, s string) {
+		t.Helper()
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := func(k string) string {
+		switch k {
+		case "HOME":
+			return home
+		case "XDG_CONFIG_HOME":
+			return xdg
+		}
+		return ""
+	}
+	bind := func() (*landlock.Spec, error) {
+		b, err := landlock.DefaultBindings(dir, env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec, _, err := plan.Bind(b, landlock.BindOptions{KernelABI: 7, Supervise: true, Getenv: env})
+		return spec, err
+	}
+	readOnly := func(spec *landlock.Spec) map[string]bool {
+		m := map[string]bool{}
+		for _, op := range spec.Mounts {
+			if op.Kind == landlock.MountReadOnly {
+				m[strings.TrimPrefix(op.Path, dir+"/")] = true
+			}
+		}
+		return m
+	}
+	write(dir+"/.git/config", `[core]
+	hooksPath = .husky/_
+	fsmonitor = tools/fsmon
+	sshCommand = /usr/bin/ssh -F `+outside+`/cfg
+[include]
+	path = ../shared.inc
+[filter "x"]
+	clean = sh tools/clean.sh --list tools/args.txt
+[alias]
+	go = !tools/alias.sh
+	co = checkout
+[remote "origin"]
+	url = ../sub
+`)
+	write(dir+"/shared.inc", "[include]\n\tpath = sub/nested.inc\n")
+	write(dir+"/sub/nested.inc", "[core]\n\tpager = "+dir+"/tools/ssh\n")
+	write(xdg+"/git/config", "[includeIf \"gitdir:"+dir+"/\"]\n\tpath = "+dir+"/from-home.inc\n")
+	write(home+"/.gitconfig", "[core]\n\teditor = "+outside+"/editor\n")
+	spec, err := bind()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ro := readOnly(spec)
+	for _, want := range []string{".git", ".husky/_", "tools/fsmon", "shared.inc", "sub/nested.inc", "tools/ssh", "tools/clean.sh", "tools/args.txt", "tools/alias.sh", "from-home.inc"} {
+		if !ro[want] {
+			t.Errorf("%s is not read-only (read-only: %v)", want, ro)
+		}
+	}
+	for _, not := range []string{"sub", "tools", ".husky"} {
+		if ro[not] {
+			t.Errorf("%s is read-only: only what git reads or runs should be", not)
+		}
+	}
+	for p := range ro {
+		if strings.HasPrefix(p, outside) || strings.HasPrefix(p, home) {
+			t.Errorf("%s, outside the writable roots, got a read-only mount", p)
+		}
+	}
+
+	// Missing where git would read or run it: refused, naming the setting.
+	for _, tc := range []struct{ config, want string }{
+		{"[core]\n\thooksPath = hooks\n", "core.hooksPath = hooks"},
+		{"[include]\n\tpath = ../missing.inc\n", "include.path = ../missing.inc"},
+		{"[core]\n\tfsmonitor = tools/missing\n", "core.fsmonitor = tools/missing"},
+		{"[filter \"y\"]\n\tsmudge = python3 tools/missing.py\n", "filter.y.smudge"},
+		{"[alias]\n\tx = !tools/missing.sh\n", "alias.x"},
+	} {
+		write(dir+"/.git/config", tc.config)
+		if _, err := bind(); err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "refusing") {
+			t.Errorf("config %q: %v, want a refusal naming %q", tc.config, err, tc.want)
+		}
+	}
+	// Missing but not run or read as configuration: no refusal.
+	for _, config := range []string{
+		"[filter \"y\"]\n\tclean = tool --out tools/missing.txt\n",
+		"[core]\n\thooksPath = " + outside + "/hooks\n",
+		"[core]\n\tfsmonitor = true\n",
+	} {
+		write(dir+"/.git/config", config)
+		if _, err := bind(); err != nil {
+			t.Errorf("config %q: %v, want no refusal", config, err)
+		}
+	}
+	// An include cycle ends.
+	write(dir+"/.git/config", "[include]\n\tpath = ../shared.inc\n")
+	write(dir+"/shared.inc", "[include]\n\tpath = shared.inc\n")
+	if spec, err := bind(); err != nil || !readOnly(spec)["shared.inc"] {
+		t.Errorf("an include cycle: %v", err)
+	}
+}
