@@ -268,19 +268,21 @@ func gitConfigTargets(bd *ir.Bound, v View, repos []gitRepo, home string, getenv
 	// protect adds a read rule for p when it lies in a writable root. A
 	// missing p (which the command could create) is refused where git
 	// would read or run it whatever is there (does names what git does).
-	protect := func(src ir.BoundRule, p string, e gitEntry, file, does string) {
+	protect := func(src ir.BoundRule, p, what, does string) {
 		if p == "" || !inWritable(p) || seen[p] {
 			return
 		}
 		if v.Lstat(p) == KindMissing {
 			if does != "" && refuse == nil {
-				refuse = fmt.Errorf("git configuration names %s (%s = %s, in %s), which does not exist inside a writable root: the command could create it, and git on the host would %s; refusing (create it, or remove the setting)", p, e.key, e.value, file, does)
+				refuse = fmt.Errorf("git configuration names %s (%s), which does not exist inside a writable root: the command could create it, and git on the host would %s; refusing (create it, or remove the setting)", p, what, does)
 			}
 			return
 		}
 		seen[p] = true
 		out = append(out, ir.BoundRule{Path: p, Access: ir.Read, Origin: ir.OriginProtect, Symbolic: src.Symbolic, Source: src.Source})
 	}
+	// set names a variable for protect's refusal.
+	set := func(e gitEntry, file string) string { return fmt.Sprintf("%s = %s, in %s", e.key, e.value, file) }
 	// Files already read for a working tree, so that an include cycle
 	// ends.
 	read := map[[2]string]bool{}
@@ -298,15 +300,15 @@ func gitConfigTargets(bd *ir.Bound, v View, repos []gitRepo, home string, getenv
 			switch {
 			case e.name == "core.fsmonitor":
 				if !gitBoolean(e.value) {
-					protect(src, expand(firstWord(e.value), worktree), e, file, "run it on every status")
+					protect(src, expand(firstWord(e.value), worktree), set(e, file), "run it on every status")
 				}
 			case e.name == "core.hookspath":
-				protect(src, expand(e.value, worktree), e, file, "run the hooks in it")
+				protect(src, expand(e.value, worktree), set(e, file), "run the hooks in it")
 			case gitPathKey(e.name):
 				// An included file's relative path starts at the including
 				// file's directory.
 				inc := expand(e.value, filepath.Dir(file))
-				protect(src, inc, e, file, "read it as configuration")
+				protect(src, inc, set(e, file), "read it as configuration")
 				if inc != "" {
 					walk(src, inc, worktree, depth+1)
 				}
@@ -322,7 +324,7 @@ func gitConfigTargets(bd *ir.Bound, v View, repos []gitRepo, home string, getenv
 						does = "run it"
 					}
 					if strings.Contains(w, "/") {
-						protect(src, expand(w, worktree), e, file, does)
+						protect(src, expand(w, worktree), set(e, file), does)
 					}
 					run = gitInterpreter(filepath.Base(w))
 				}
@@ -341,6 +343,18 @@ func gitConfigTargets(bd *ir.Bound, v View, repos []gitRepo, home string, getenv
 	global = append(global, "/etc/gitconfig")
 	for _, repo := range repos {
 		for _, d := range repo.dirs {
+			// The repository's configuration and hooks kept elsewhere
+			// through a link (as dotfile managers do): the read-only .git
+			// does not cover what the link leads to (red team 25).
+			for _, name := range []string{"config", "config.worktree", "hooks"} {
+				if p := filepath.Join(d, name); v.Lstat(p) == KindSymlink {
+					does := "read it as the repository's configuration"
+					if name == "hooks" {
+						does = "run the hooks in it"
+					}
+					protect(repo.src, canon(p), "the link "+p, does)
+				}
+			}
 			walk(repo.src, filepath.Join(d, "config"), repo.worktree, 0)
 			walk(repo.src, filepath.Join(d, "config.worktree"), repo.worktree, 0)
 		}

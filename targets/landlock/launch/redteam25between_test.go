@@ -570,15 +570,19 @@ touch newfile && rm newfile && echo ws=ok || echo ws=refused`
 	})
 }
 
-// TestRedTeam25BetweenInnerLink: HOLE (older than the fix; the fix's new
-// read-only .git above the workspace has it too). A protected .git that
-// exists is a read-only bind mount, but a symbolic link *inside* it is
+// TestRedTeam25BetweenInnerLink: was a HOLE until session 26 (older than
+// red team 25's fix; the fix's new read-only .git above the workspace had
+// it too; a known limit, skipped unless SBX_RT25_HOLES=1, until the
+// binding protected what a repository's config, config.worktree and
+// hooks links lead to: gitConfigTargets in package landlock). A protected
+// .git that exists is a read-only bind mount, but a symbolic link *inside* it is
 // followed: .git/config -> /tmp/X/other/cfg (a config kept elsewhere, as
 // dotfile managers do) points into a writable root, so the command
 // rewrites the repository's configuration through the read-only .git and
 // the host's next `git status` in the workspace runs its core.fsmonitor.
-// The protection binds rules on the .git path and on links on the way to
-// it, not on links below it.
+// The protection bound rules on the .git path and on links on the way to
+// it, not on links below it; it now also binds a read rule on where the
+// config, config.worktree and hooks links lead inside a writable root.
 //
 // Reproducer (root):
 //
@@ -591,12 +595,10 @@ touch newfile && rm newfile && echo ws=ok || echo ws=refused`
 // and workspace (the workspace's own .git; also with the binary before
 // the fix). Control: inside, writing .git/HEAD (a regular file in the
 // same .git) is refused (EROFS: the mount is there). Must hold: the
-// repository's configuration cannot be changed from inside. Observed: the
-// append succeeds and the marker is created by the host's git.
+// repository's configuration cannot be changed from inside. Observed
+// before the fix: the append succeeded and the host's git created the
+// marker.
 func TestRedTeam25BetweenInnerLink(t *testing.T) {
-	if os.Getenv("SBX_RT25_HOLES") != "1" {
-		t.Skip("known limit (README: links inside a protected directory are followed); SBX_RT25_HOLES=1 reproduces it")
-	}
 	git, err := exec.LookPath("git")
 	if err != nil {
 		t.Skip("git is missing on the host")
