@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -1500,41 +1499,7 @@ func gitdirTargets(bd *ir.Bound, v View) ([]ir.BoundRule, []string, []gitRepo, e
 		return a == ir.Write
 	}
 	var followed []string
-	// link reads the path a git link file names ("gitdir: PATH" for .git,
-	// the whole first line for commondir), relative to the file's
-	// directory.
-	link := func(file, prefix string) (string, bool) {
-		// Regular files only, opened without blocking: an earlier run
-		// may have left a FIFO there.
-		if fi, err := os.Lstat(file); err != nil || !fi.Mode().IsRegular() {
-			return "", false
-		}
-		f, err := os.OpenFile(file, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-		if err != nil {
-			return "", false
-		}
-		defer f.Close()
-		if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-			return "", false
-		}
-		buf := make([]byte, 4096)
-		n, _ := io.ReadFull(f, buf)
-		line, _, _ := strings.Cut(string(buf[:n]), "\n")
-		rest, ok := strings.CutPrefix(line, prefix)
-		target := strings.TrimSpace(rest)
-		if !ok || target == "" {
-			return "", false
-		}
-		if !filepath.IsAbs(target) {
-			target = filepath.Join(filepath.Dir(file), target)
-		}
-		if res, ok := v.(Resolver); ok {
-			target = resolvePath(v, res.Readlink, filepath.Clean(target), func(l string) { followed = append(followed, l) })
-		} else if r, err := filepath.EvalSymlinks(target); err == nil {
-			target = r
-		}
-		return filepath.Clean(target), true
-	}
+	link := func(file, prefix string) (string, bool) { return readGitLink(v, file, prefix, &followed) }
 	var out []ir.BoundRule
 	var repos []gitRepo
 	for _, r := range bd.Rules {
@@ -1572,6 +1537,37 @@ func gitdirTargets(bd *ir.Bound, v View) ([]ir.BoundRule, []string, []gitRepo, e
 		}
 	}
 	return out, followed, repos, nil
+}
+
+// readGitLink reads the path a git link file names ("gitdir: PATH" for
+// .git, the whole first line for commondir), relative to the file's
+// directory, with its links resolved (those followed are appended to
+// followed, to be pinned).
+func readGitLink(v View, file, prefix string, followed *[]string) (string, bool) {
+	// Regular files only, opened without blocking: an earlier run may have
+	// left a FIFO there.
+	if v.Lstat(file) != KindFile {
+		return "", false
+	}
+	data, ok := readRegular(file, 4096)
+	if !ok {
+		return "", false
+	}
+	line, _, _ := strings.Cut(data, "\n")
+	rest, ok := strings.CutPrefix(line, prefix)
+	target := strings.TrimSpace(rest)
+	if !ok || target == "" {
+		return "", false
+	}
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(filepath.Dir(file), target)
+	}
+	if res, ok := v.(Resolver); ok {
+		target = resolvePath(v, res.Readlink, filepath.Clean(target), func(l string) { *followed = append(*followed, l) })
+	} else if r, err := filepath.EvalSymlinks(target); err == nil {
+		target = r
+	}
+	return filepath.Clean(target), true
 }
 
 // privateDevpts reports whether /dev/pts needs a private devpts instance

@@ -232,14 +232,15 @@ type gitRepo struct {
 // a script otherwise (through PATH, or a shell's own indirection) is not
 // seen. Values are read from the files as they are when the run starts.
 func gitConfigTargets(bd *ir.Bound, v View, repos []gitRepo, home string, getenv func(string) string) ([]ir.BoundRule, []string, error) {
-	if len(repos) == 0 {
-		return nil, nil, nil
-	}
 	inWritable := func(p string) bool {
 		a, _, _ := bd.Access(p)
 		return a == ir.Write
 	}
 	var followed []string
+	repos = append(repos, gitAncestorRepos(bd, v, repos, &followed)...)
+	if len(repos) == 0 {
+		return nil, nil, nil
+	}
 	canon := func(p string) string {
 		if res, ok := v.(Resolver); ok {
 			return resolvePath(v, res.Readlink, filepath.Clean(p), func(l string) { followed = append(followed, l) })
@@ -386,4 +387,50 @@ func firstWord(s string) string {
 		return f[0]
 	}
 	return ""
+}
+
+// gitAncestorRepos returns the repositories git on the host finds from a
+// writable root that holds none of its own: the nearest directory above
+// the root with a .git (a directory, or a link file naming one), as git's
+// discovery walks up. Its .git lies outside the writable root, read-only
+// already, and no protect rule names it, but its configuration applies to
+// the root's files (a working tree that holds the workspace, with
+// core.hooksPath = ws/hooks). known are the repositories found from the
+// protected names; link files' links followed are appended to followed.
+func gitAncestorRepos(bd *ir.Bound, v View, known []gitRepo, followed *[]string) []gitRepo {
+	have := map[string]bool{}
+	for _, r := range known {
+		have[r.worktree] = true
+	}
+	var out []gitRepo
+	for _, r := range bd.Rules {
+		if r.Origin != ir.OriginRule || r.Access != ir.Write || v.Lstat(filepath.Join(r.Path, ".git")) != KindMissing {
+			continue
+		}
+		for dir := filepath.Dir(r.Path); ; dir = filepath.Dir(dir) {
+			g := filepath.Join(dir, ".git")
+			kind := v.Lstat(g)
+			if kind == KindDir || kind == KindFile {
+				if !have[dir] {
+					have[dir] = true
+					repo := gitRepo{src: r, worktree: dir, dirs: []string{g}}
+					if kind == KindFile {
+						repo.dirs = nil
+						if d, ok := readGitLink(v, g, "gitdir:", followed); ok {
+							repo.dirs = append(repo.dirs, d)
+							if c, ok := readGitLink(v, filepath.Join(d, "commondir"), "", followed); ok {
+								repo.dirs = append(repo.dirs, c)
+							}
+						}
+					}
+					out = append(out, repo)
+				}
+				break
+			}
+			if dir == "/" {
+				break
+			}
+		}
+	}
+	return out
 }

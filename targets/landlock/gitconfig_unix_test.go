@@ -146,3 +146,64 @@ func TestGitConfigTargets(t *testing.T) {
 		t.Errorf("an include cycle: %v", err)
 	}
 }
+
+// TestGitConfigTargetsAncestor: a workspace without a .git of its own
+// inside a repository's working tree above it (outside the writable
+// roots): the repository's configuration applies to the workspace's files,
+// so a hooks directory it names inside the workspace is read-only, and a
+// missing one there is refused; a workspace with its own .git is not
+// governed by the repository above.
+func TestGitConfigTargetsAncestor(t *testing.T) {
+	plan, err := builtin.Plan("workspace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	top, err := os.MkdirTemp("/var/tmp", "sbx-gitancestor-")
+	if err != nil {
+		t.Skip("no /var/tmp:", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(top) })
+	ws := top + "/ws"
+	for _, d := range []string{top + "/.git", ws + "/hooks", top + "/home"} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := func(k string) string {
+		if k == "HOME" {
+			return top + "/home"
+		}
+		return ""
+	}
+	bind := func() (*landlock.Spec, error) {
+		b, err := landlock.DefaultBindings(ws, env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec, _, err := plan.Bind(b, landlock.BindOptions{KernelABI: 7, Supervise: true, Getenv: env})
+		return spec, err
+	}
+	readOnly := func(spec *landlock.Spec, p string) bool {
+		for _, op := range spec.Mounts {
+			if op.Kind == landlock.MountReadOnly && op.Path == p {
+				return true
+			}
+		}
+		return false
+	}
+	if err := os.WriteFile(top+"/.git/config", []byte("[core]\n\thooksPath = ws/hooks\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if spec, err := bind(); err != nil || !readOnly(spec, ws+"/hooks") {
+		t.Errorf("hooks of the repository above: %v, read-only %v", err, err == nil && readOnly(spec, ws+"/hooks"))
+	}
+	os.Remove(ws + "/hooks")
+	if _, err := bind(); err == nil || !strings.Contains(err.Error(), "core.hooksPath = ws/hooks") {
+		t.Errorf("missing hooks of the repository above: %v, want a refusal", err)
+	}
+	// The workspace's own repository is the one git uses there.
+	os.Mkdir(ws+"/.git", 0o755)
+	if _, err := bind(); err != nil {
+		t.Errorf("a workspace with its own .git: %v", err)
+	}
+}
