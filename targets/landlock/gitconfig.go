@@ -207,6 +207,7 @@ type gitRepo struct {
 	src      ir.BoundRule // the protected name's rule
 	worktree string
 	dirs     []string
+	gitfile  string // a submodule's .git link file, or ""
 }
 
 // gitConfigTargets protects what the configuration of the repositories
@@ -241,6 +242,7 @@ func gitConfigTargets(bd *ir.Bound, v View, repos []gitRepo, home string, getenv
 	if len(repos) == 0 {
 		return nil, nil, nil
 	}
+	repos = append(repos, gitSubmodules(v, repos)...)
 	canon := func(p string) string {
 		if res, ok := v.(Resolver); ok {
 			return resolvePath(v, res.Readlink, filepath.Clean(p), func(l string) { followed = append(followed, l) })
@@ -343,6 +345,12 @@ func gitConfigTargets(bd *ir.Bound, v View, repos []gitRepo, home string, getenv
 	}
 	global = append(global, "/etc/gitconfig")
 	for _, repo := range repos {
+		if repo.gitfile != "" {
+			// A submodule's gitfile: rewritten, it would make the host's
+			// git (a "git status" in the superproject recurses into it)
+			// take a repository the command made.
+			protect(repo.src, repo.gitfile, "", "")
+		}
 		for _, d := range repo.dirs {
 			// The repository's configuration and hooks kept elsewhere
 			// through a link (as dotfile managers do): the read-only .git
@@ -430,6 +438,52 @@ func gitAncestorRepos(bd *ir.Bound, v View, known []gitRepo, followed *[]string)
 			if dir == "/" {
 				break
 			}
+		}
+	}
+	return out
+}
+
+// gitSubmodules returns the submodules of repos whose working trees are
+// checked out: each repository kept in a git directory's modules/ (named
+// by the submodule's name, which may hold slashes, and nesting its own
+// modules/), whose core.worktree names its working tree, where a .git link
+// file points back to it. git on the host runs in them (a "git status"
+// in the superproject recurses into each), so their configuration counts,
+// and their link files are protected where they lie in a writable root.
+func gitSubmodules(v View, repos []gitRepo) []gitRepo {
+	var out []gitRepo
+	var visit func(src ir.BoundRule, dir string, depth int)
+	visit = func(src ir.BoundRule, dir string, depth int) {
+		if depth > 16 {
+			return
+		}
+		for _, name := range v.Subdirs(dir) {
+			m := filepath.Join(dir, name)
+			if v.Lstat(filepath.Join(m, "HEAD")) == KindMissing {
+				// A component of a name with slashes ("libs/foo").
+				visit(src, m, depth+1)
+				continue
+			}
+			data, _ := readRegular(filepath.Join(m, "config"), gitConfigMax)
+			for _, e := range parseGitConfig(data) {
+				if e.name != "core.worktree" || e.value == "" {
+					continue
+				}
+				wt := e.value
+				if !filepath.IsAbs(wt) {
+					wt = filepath.Join(m, wt)
+				}
+				wt = filepath.Clean(wt)
+				if v.Lstat(filepath.Join(wt, ".git")) == KindFile {
+					out = append(out, gitRepo{src: src, worktree: wt, dirs: []string{m}, gitfile: filepath.Join(wt, ".git")})
+				}
+			}
+			visit(src, filepath.Join(m, "modules"), depth+1)
+		}
+	}
+	for _, r := range repos {
+		for _, d := range r.dirs {
+			visit(r.src, filepath.Join(d, "modules"), 0)
 		}
 	}
 	return out

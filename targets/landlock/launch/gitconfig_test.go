@@ -13,6 +13,7 @@ import (
 // writing, creating, removing, and renaming the file or a directory above
 // it away and putting another in its place.
 const gitConfigScript = `
+export MARK="$1"
 t() {
   n="$1"; shift
   if e=$( ( "$@" ) 2>&1 >/dev/null ); then echo "$n=ok"; return; fi
@@ -74,7 +75,7 @@ func TestGitConfigTargetsHold(t *testing.T) {
 		}
 		// Control: without the sandbox.
 		f, repo, marker := setup()
-		out := rt12As(u, []string{"HOME=" + f.home, "MARK=" + marker}, "/bin/sh", script)
+		out := rt12As(u, []string{"HOME=" + f.home}, "/bin/sh", script, marker)
 		out.Dir = repo
 		b, _ := out.CombinedOutput()
 		for _, l := range strings.Fields(string(b)) {
@@ -88,7 +89,7 @@ func TestGitConfigTargetsHold(t *testing.T) {
 		}
 		// In the sandbox.
 		f, repo, marker = setup()
-		r := rt12Run(t, u, f.home, []string{"MARK=" + marker}, "workspace", repo, "/bin/sh", script)
+		r := rt12Run(t, u, f.home, nil, "workspace", repo, "/bin/sh", script, marker)
 		got := map[string]string{}
 		for _, l := range strings.Fields(r.Stdout) {
 			k, v, _ := strings.Cut(l, "=")
@@ -104,6 +105,92 @@ func TestGitConfigTargetsHold(t *testing.T) {
 		hostCommit(f, repo)
 		if fileExists(marker) {
 			t.Errorf("the host's commit ran code the sandboxed command planted")
+		}
+	})
+}
+
+// gitSubmoduleScript re-points a submodule's gitfile at a repository the
+// command makes, whose core.fsmonitor the host's git would then run.
+const gitSubmoduleScript = `
+EVIL="$1" MARK="$2"
+t() {
+  n="$1"; shift
+  if e=$( ( "$@" ) 2>&1 >/dev/null ); then echo "$n=ok"; return; fi
+  case "$e" in
+  *"Read-only file system"*) echo "$n=EROFS" ;;
+  *"busy"*) echo "$n=EBUSY" ;;
+  *) echo "$n=denied" ;;
+  esac
+}
+git init -q "$EVIL" && git -C "$EVIL" config core.fsmonitor "touch $MARK; false #" || echo setup=failed
+t gitfile-write   sh -c 'printf "gitdir: %s/.git\n" "$1" > sub/.git' - "$EVIL"
+t gitfile-replace sh -c 'rm -f sub/.git && printf "gitdir: %s/.git\n" "$1" > sub/.git' - "$EVIL"
+t sub-rename      sh -c 'mv sub sub2 && mkdir sub && printf "gitdir: %s/.git\n" "$1" > sub/.git' - "$EVIL"
+t other-write     sh -c 'echo data > sub/file.txt'
+`
+
+// TestGitSubmoduleGitfileHolds: a submodule's gitfile (sub/.git, pointing
+// into the superproject's .git/modules) is read-only to the sandboxed
+// command, below the protected names' level: re-pointed at a repository
+// the command made, the host's "git status" in the superproject (which
+// recurses into submodules) would run that repository's core.fsmonitor.
+// Each attempt fails (EROFS, EBUSY for the removal and the rename), the
+// submodule's other
+// files stay writable, and the host's status runs nothing. The control:
+// without the sandbox the gitfile is re-pointed and the host's status
+// runs the planted fsmonitor.
+func TestGitSubmoduleGitfileHolds(t *testing.T) {
+	rt12NeedGit(t)
+	script := rtFile(t, "gitsubmodule.sh", gitSubmoduleScript)
+	asUser(t, func(t *testing.T, u user) {
+		setup := func() (f *fixture, repo, evil, marker string) {
+			f = newFixture(t, u)
+			repo, evil, marker = f.base+"/super", f.base+"/super/.evil", f.base+"/git-marker"
+			lib := f.base + "/lib"
+			rt12Repo(t, u, f.home, lib)
+			rt12Repo(t, u, f.home, repo)
+			for _, a := range [][]string{{"-c", "protocol.file.allow=always", "submodule", "add", "-q", lib, "sub"}, {"commit", "-qm", "sub"}} {
+				if out, err := rt12Git(u, f.home, repo, a...); err != nil {
+					t.Fatalf("git %v: %v\n%s", a, err, out)
+				}
+			}
+			if b, err := os.ReadFile(repo + "/sub/.git"); err != nil || !strings.HasPrefix(string(b), "gitdir:") {
+				t.Fatalf("sub/.git is not a gitfile: %q %v", b, err)
+			}
+			return f, repo, evil, marker
+		}
+		// Control: without the sandbox.
+		f, repo, evil, marker := setup()
+		cmd := rt12As(u, []string{"HOME=" + f.home, "GIT_CONFIG_NOSYSTEM=1"}, "/bin/sh", script, evil, marker)
+		cmd.Dir = repo
+		b, _ := cmd.CombinedOutput()
+		if !strings.Contains(string(b), "gitfile-write=ok") {
+			t.Errorf("control (no sandbox): %s", b)
+		}
+		rt12HostStatus(u, f.home, repo)
+		if !fileExists(marker) {
+			t.Fatalf("control: the host's git status did not run the planted repository's fsmonitor")
+		}
+		// In the sandbox.
+		f, repo, evil, marker = setup()
+		r := rt12Run(t, u, f.home, nil, "workspace", repo, "/bin/sh", script, evil, marker)
+		got := map[string]string{}
+		for _, l := range strings.Fields(r.Stdout) {
+			k, v, _ := strings.Cut(l, "=")
+			got[k] = v
+		}
+		want := map[string]string{"gitfile-write": "EROFS", "gitfile-replace": "EBUSY", "sub-rename": "EBUSY", "other-write": "ok"}
+		for k, w := range want {
+			if got[k] != w {
+				t.Errorf("sandboxed %s=%s, want %s (stdout %q, stderr %q)", k, got[k], w, r.Stdout, r.Stderr)
+			}
+		}
+		if got["setup"] != "" {
+			t.Errorf("the planted repository could not be made: %q %q", r.Stdout, r.Stderr)
+		}
+		rt12HostStatus(u, f.home, repo)
+		if fileExists(marker) {
+			t.Errorf("the host's git status ran code the sandboxed command planted")
 		}
 	})
 }
