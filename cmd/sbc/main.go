@@ -52,6 +52,7 @@ func commands() []*command {
 		testCommand(),
 		fmtCommand(),
 		profilesCommand(),
+		explainCommand(),
 		versionCommand(),
 	}
 }
