@@ -275,6 +275,17 @@ func gitConfigTargets(bd *ir.Bound, v View, repos []gitRepo, home string, getenv
 		if p == "" || !inWritable(p) || seen[p] {
 			return
 		}
+		for _, r := range bd.Rules {
+			if r.Origin == ir.OriginRule && r.Access == ir.Write && r.Path == p {
+				// A read rule there would make the whole root read-only;
+				// left writable, anything git runs or reads there is the
+				// command's to write (core.hooksPath = ".").
+				if refuse == nil {
+					refuse = fmt.Errorf("git configuration names the writable root %s itself (%s): the command could put there anything git on the host runs or reads; refusing (point the setting at a directory or file of its own)", p, what)
+				}
+				return
+			}
+		}
 		if v.Lstat(p) == KindMissing {
 			if does != "" && refuse == nil {
 				refuse = fmt.Errorf("git configuration names %s (%s), which does not exist inside a writable root: the command could create it, and git on the host would %s; refusing (create it, or remove the setting)", p, what, does)

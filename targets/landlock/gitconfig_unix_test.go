@@ -122,6 +122,7 @@ func TestGitConfigTargets(t *testing.T) {
 		{"[core]\n\tfsmonitor = tools/missing\n", "core.fsmonitor = tools/missing"},
 		{"[filter \"y\"]\n\tsmudge = python3 tools/missing.py\n", "filter.y.smudge"},
 		{"[alias]\n\tx = !tools/missing.sh\n", "alias.x"},
+		{"[core]\n\thooksPath = .\n", "names the writable root"},
 	} {
 		write(dir+"/.git/config", tc.config)
 		if _, err := bind(); err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "refusing") {
