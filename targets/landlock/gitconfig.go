@@ -221,17 +221,24 @@ type gitRepo struct {
 // .git keeps the configuration itself read-only; without this, the
 // command could rewrite the hooks or configuration it points to, and git
 // on the host would run them on the next commit, checkout or status.
-// The files read are each repository's config and config.worktree, the
-// user's global configuration (~/.gitconfig and the XDG one) and the
-// system's (/etc/gitconfig), and what they include (conditions of
-// includeIf are not evaluated: every one counts), up to git's depth.
+// The repositories are those behind the protected names (repos), the one
+// git finds above a writable root without a .git of its own
+// (gitAncestorRepos), and the checked-out submodules of all of them
+// (gitSubmodules, whose .git link files are protected too). The files
+// read are each repository's config and config.worktree, the user's
+// global configuration (~/.gitconfig and the XDG one) and the system's
+// (/etc/gitconfig), and what they include (conditions of includeIf are not
+// evaluated: every one counts), up to git's depth. A repository's config,
+// config.worktree or hooks that is a symbolic link protects its target.
 //
 // Each existing target gets a read rule of the protected name's. A hooks
-// directory or an included file that is missing there is refused: the
-// command could create it. Words of a command are taken as paths when
-// they hold a slash, relative to the working tree; a command that reaches
-// a script otherwise (through PATH, or a shell's own indirection) is not
-// seen. Values are read from the files as they are when the run starts.
+// directory, an included file, an fsmonitor hook or a program that is
+// missing there is refused: the command could create it; so is a setting
+// that names a writable root itself. Words of a command are taken as
+// paths when they hold a slash, relative to the working tree; a command
+// that reaches a script otherwise (through PATH, or a shell's own
+// indirection) is not seen. Values are read from the files as they are
+// when the run starts.
 func gitConfigTargets(bd *ir.Bound, v View, repos []gitRepo, home string, getenv func(string) string) ([]ir.BoundRule, []string, error) {
 	inWritable := func(p string) bool {
 		a, _, _ := bd.Access(p)
@@ -279,8 +286,9 @@ func gitConfigTargets(bd *ir.Bound, v View, repos []gitRepo, home string, getenv
 			if r.Origin == ir.OriginRule && r.Access == ir.Write && r.Path == p {
 				// A read rule there would make the whole root read-only;
 				// left writable, anything git runs or reads there is the
-				// command's to write (core.hooksPath = ".").
-				if refuse == nil {
+				// command's to write (core.hooksPath = "."). A word of a
+				// command that names a directory is only an argument.
+				if does != "" && refuse == nil {
 					refuse = fmt.Errorf("git configuration names the writable root %s itself (%s): the command could put there anything git on the host runs or reads; refusing (point the setting at a directory or file of its own)", p, what)
 				}
 				return
