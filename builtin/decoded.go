@@ -840,14 +840,14 @@ func profileWorkspaceNet() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   18,
+							Line:   19,
 							Column: 7,
-							Byte:   763,
+							Byte:   858,
 						},
 						End: ir.Pos{
-							Line:   18,
+							Line:   19,
 							Column: 16,
-							Byte:   772,
+							Byte:   867,
 						},
 					},
 				},
@@ -856,14 +856,14 @@ func profileWorkspaceNet() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   18,
+							Line:   19,
 							Column: 18,
-							Byte:   774,
+							Byte:   869,
 						},
 						End: ir.Pos{
-							Line:   18,
+							Line:   19,
 							Column: 27,
-							Byte:   783,
+							Byte:   878,
 						},
 					},
 				},
@@ -872,14 +872,14 @@ func profileWorkspaceNet() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   18,
+							Line:   19,
 							Column: 29,
-							Byte:   785,
+							Byte:   880,
 						},
 						End: ir.Pos{
-							Line:   18,
+							Line:   19,
 							Column: 37,
-							Byte:   793,
+							Byte:   888,
 						},
 					},
 				},
@@ -888,14 +888,14 @@ func profileWorkspaceNet() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   18,
+							Line:   19,
 							Column: 50,
-							Byte:   806,
+							Byte:   901,
 						},
 						End: ir.Pos{
-							Line:   18,
+							Line:   19,
 							Column: 59,
-							Byte:   815,
+							Byte:   910,
 						},
 					},
 				},
@@ -904,14 +904,14 @@ func profileWorkspaceNet() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   18,
+							Line:   19,
 							Column: 39,
-							Byte:   795,
+							Byte:   890,
 						},
 						End: ir.Pos{
-							Line:   18,
+							Line:   19,
 							Column: 48,
-							Byte:   804,
+							Byte:   899,
 						},
 					},
 				},
@@ -920,14 +920,14 @@ func profileWorkspaceNet() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   17,
+							Line:   18,
 							Column: 7,
-							Byte:   719,
+							Byte:   814,
 						},
 						End: ir.Pos{
-							Line:   17,
+							Line:   18,
 							Column: 13,
-							Byte:   725,
+							Byte:   820,
 						},
 					},
 				},
@@ -936,14 +936,14 @@ func profileWorkspaceNet() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   17,
+							Line:   18,
 							Column: 15,
-							Byte:   727,
+							Byte:   822,
 						},
 						End: ir.Pos{
-							Line:   17,
+							Line:   18,
 							Column: 20,
-							Byte:   732,
+							Byte:   827,
 						},
 					},
 				},
@@ -952,14 +952,30 @@ func profileWorkspaceNet() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   17,
+							Line:   18,
 							Column: 30,
-							Byte:   742,
+							Byte:   837,
 						},
 						End: ir.Pos{
-							Line:   17,
+							Line:   18,
 							Column: 35,
-							Byte:   747,
+							Byte:   842,
+						},
+					},
+				},
+				{
+					Name: ".mcp.json",
+					Source: ir.Range{
+						Filename: "builtin:workspace.hcl",
+						Start: ir.Pos{
+							Line:   20,
+							Column: 7,
+							Byte:   929,
+						},
+						End: ir.Pos{
+							Line:   20,
+							Column: 18,
+							Byte:   940,
 						},
 					},
 				},
@@ -968,14 +984,14 @@ func profileWorkspaceNet() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   17,
+							Line:   18,
 							Column: 22,
-							Byte:   734,
+							Byte:   829,
 						},
 						End: ir.Pos{
-							Line:   17,
+							Line:   18,
 							Column: 28,
-							Byte:   740,
+							Byte:   835,
 						},
 					},
 				},
@@ -984,14 +1000,14 @@ func profileWorkspaceNet() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   18,
+							Line:   19,
 							Column: 61,
-							Byte:   817,
+							Byte:   912,
 						},
 						End: ir.Pos{
-							Line:   18,
+							Line:   19,
 							Column: 70,
-							Byte:   826,
+							Byte:   921,
 						},
 					},
 				},
@@ -1000,14 +1016,14 @@ func profileWorkspaceNet() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   17,
+							Line:   18,
 							Column: 37,
-							Byte:   749,
+							Byte:   844,
 						},
 						End: ir.Pos{
-							Line:   17,
+							Line:   18,
 							Column: 43,
-							Byte:   755,
+							Byte:   850,
 						},
 					},
 				},
@@ -1138,14 +1154,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 7,
-						Byte:   763,
+						Byte:   858,
 					},
 					End: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 16,
-						Byte:   772,
+						Byte:   867,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -1158,14 +1174,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 18,
-						Byte:   774,
+						Byte:   869,
 					},
 					End: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 27,
-						Byte:   783,
+						Byte:   878,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -1178,14 +1194,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 29,
-						Byte:   785,
+						Byte:   880,
 					},
 					End: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 37,
-						Byte:   793,
+						Byte:   888,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -1198,14 +1214,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 50,
-						Byte:   806,
+						Byte:   901,
 					},
 					End: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 59,
-						Byte:   815,
+						Byte:   910,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -1218,14 +1234,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 39,
-						Byte:   795,
+						Byte:   890,
 					},
 					End: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 48,
-						Byte:   804,
+						Byte:   899,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -1238,14 +1254,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   17,
+						Line:   18,
 						Column: 7,
-						Byte:   719,
+						Byte:   814,
 					},
 					End: ir.Pos{
-						Line:   17,
+						Line:   18,
 						Column: 13,
-						Byte:   725,
+						Byte:   820,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -1258,14 +1274,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   17,
+						Line:   18,
 						Column: 15,
-						Byte:   727,
+						Byte:   822,
 					},
 					End: ir.Pos{
-						Line:   17,
+						Line:   18,
 						Column: 20,
-						Byte:   732,
+						Byte:   827,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -1278,14 +1294,34 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   17,
+						Line:   18,
 						Column: 30,
-						Byte:   742,
+						Byte:   837,
 					},
 					End: ir.Pos{
-						Line:   17,
+						Line:   18,
 						Column: 35,
-						Byte:   747,
+						Byte:   842,
+					},
+				},
+				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
+			},
+			{
+				Feature: "truncate",
+				ABI:     3,
+				Kernel:  "6.2",
+				Rule:    "protect .mcp.json",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   20,
+						Column: 7,
+						Byte:   929,
+					},
+					End: ir.Pos{
+						Line:   20,
+						Column: 18,
+						Byte:   940,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -1298,14 +1334,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   17,
+						Line:   18,
 						Column: 22,
-						Byte:   734,
+						Byte:   829,
 					},
 					End: ir.Pos{
-						Line:   17,
+						Line:   18,
 						Column: 28,
-						Byte:   740,
+						Byte:   835,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -1318,14 +1354,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 61,
-						Byte:   817,
+						Byte:   912,
 					},
 					End: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 70,
-						Byte:   826,
+						Byte:   921,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -1338,14 +1374,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   17,
+						Line:   18,
 						Column: 37,
-						Byte:   749,
+						Byte:   844,
 					},
 					End: ir.Pos{
-						Line:   17,
+						Line:   18,
 						Column: 43,
-						Byte:   755,
+						Byte:   850,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -1503,14 +1539,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 7,
-						Byte:   763,
+						Byte:   858,
 					},
 					End: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 16,
-						Byte:   772,
+						Byte:   867,
 					},
 				},
 			},
@@ -1519,14 +1555,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 18,
-						Byte:   774,
+						Byte:   869,
 					},
 					End: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 27,
-						Byte:   783,
+						Byte:   878,
 					},
 				},
 			},
@@ -1535,14 +1571,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 29,
-						Byte:   785,
+						Byte:   880,
 					},
 					End: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 37,
-						Byte:   793,
+						Byte:   888,
 					},
 				},
 			},
@@ -1551,14 +1587,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 50,
-						Byte:   806,
+						Byte:   901,
 					},
 					End: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 59,
-						Byte:   815,
+						Byte:   910,
 					},
 				},
 			},
@@ -1567,14 +1603,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 39,
-						Byte:   795,
+						Byte:   890,
 					},
 					End: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 48,
-						Byte:   804,
+						Byte:   899,
 					},
 				},
 			},
@@ -1583,14 +1619,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   17,
+						Line:   18,
 						Column: 7,
-						Byte:   719,
+						Byte:   814,
 					},
 					End: ir.Pos{
-						Line:   17,
+						Line:   18,
 						Column: 13,
-						Byte:   725,
+						Byte:   820,
 					},
 				},
 			},
@@ -1599,14 +1635,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   17,
+						Line:   18,
 						Column: 15,
-						Byte:   727,
+						Byte:   822,
 					},
 					End: ir.Pos{
-						Line:   17,
+						Line:   18,
 						Column: 20,
-						Byte:   732,
+						Byte:   827,
 					},
 				},
 			},
@@ -1615,14 +1651,30 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   17,
+						Line:   18,
 						Column: 30,
-						Byte:   742,
+						Byte:   837,
 					},
 					End: ir.Pos{
-						Line:   17,
+						Line:   18,
 						Column: 35,
-						Byte:   747,
+						Byte:   842,
+					},
+				},
+			},
+			{
+				Name: ".mcp.json",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   20,
+						Column: 7,
+						Byte:   929,
+					},
+					End: ir.Pos{
+						Line:   20,
+						Column: 18,
+						Byte:   940,
 					},
 				},
 			},
@@ -1631,14 +1683,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   17,
+						Line:   18,
 						Column: 22,
-						Byte:   734,
+						Byte:   829,
 					},
 					End: ir.Pos{
-						Line:   17,
+						Line:   18,
 						Column: 28,
-						Byte:   740,
+						Byte:   835,
 					},
 				},
 			},
@@ -1647,14 +1699,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 61,
-						Byte:   817,
+						Byte:   912,
 					},
 					End: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 70,
-						Byte:   826,
+						Byte:   921,
 					},
 				},
 			},
@@ -1663,14 +1715,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   17,
+						Line:   18,
 						Column: 37,
-						Byte:   749,
+						Byte:   844,
 					},
 					End: ir.Pos{
-						Line:   17,
+						Line:   18,
 						Column: 43,
-						Byte:   755,
+						Byte:   850,
 					},
 				},
 			},
@@ -1744,6 +1796,11 @@ func planWorkspaceNet() *landlock.Plan {
 					Why:    "read",
 				},
 				{
+					Path:   "{cwd}/.mcp.json",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
 					Path:   "{cwd}/.svn",
 					Rights: 13,
 					Why:    "read",
@@ -1804,6 +1861,11 @@ func planWorkspaceNet() *landlock.Plan {
 					Why:    "read",
 				},
 				{
+					Path:   "{slash_tmp}/.mcp.json",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
 					Path:   "{slash_tmp}/.svn",
 					Rights: 13,
 					Why:    "read",
@@ -1860,6 +1922,11 @@ func planWorkspaceNet() *landlock.Plan {
 				},
 				{
 					Path:   "{tmpdir}/.jj",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{tmpdir}/.mcp.json",
 					Rights: 13,
 					Why:    "read",
 				},
@@ -1942,6 +2009,11 @@ func planWorkspaceNet() *landlock.Plan {
 				},
 				{
 					Kind: "read-only",
+					Path: "{cwd}/.mcp.json",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
 					Path: "{cwd}/.svn",
 					Why:  "read",
 				},
@@ -1997,6 +2069,11 @@ func planWorkspaceNet() *landlock.Plan {
 				},
 				{
 					Kind: "read-only",
+					Path: "{slash_tmp}/.mcp.json",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
 					Path: "{slash_tmp}/.svn",
 					Why:  "read",
 				},
@@ -2048,6 +2125,11 @@ func planWorkspaceNet() *landlock.Plan {
 				{
 					Kind: "read-only",
 					Path: "{tmpdir}/.jj",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{tmpdir}/.mcp.json",
 					Why:  "read",
 				},
 				{
@@ -2174,14 +2256,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 7,
-						Byte:   763,
+						Byte:   858,
 					},
 					End: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 16,
-						Byte:   772,
+						Byte:   867,
 					},
 				},
 				Level:     "supplementary",
@@ -2194,14 +2276,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 18,
-						Byte:   774,
+						Byte:   869,
 					},
 					End: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 27,
-						Byte:   783,
+						Byte:   878,
 					},
 				},
 				Level:     "supplementary",
@@ -2214,14 +2296,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 29,
-						Byte:   785,
+						Byte:   880,
 					},
 					End: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 37,
-						Byte:   793,
+						Byte:   888,
 					},
 				},
 				Level:     "supplementary",
@@ -2234,14 +2316,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 50,
-						Byte:   806,
+						Byte:   901,
 					},
 					End: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 59,
-						Byte:   815,
+						Byte:   910,
 					},
 				},
 				Level:     "supplementary",
@@ -2254,14 +2336,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 39,
-						Byte:   795,
+						Byte:   890,
 					},
 					End: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 48,
-						Byte:   804,
+						Byte:   899,
 					},
 				},
 				Level:     "supplementary",
@@ -2274,14 +2356,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   17,
+						Line:   18,
 						Column: 7,
-						Byte:   719,
+						Byte:   814,
 					},
 					End: ir.Pos{
-						Line:   17,
+						Line:   18,
 						Column: 13,
-						Byte:   725,
+						Byte:   820,
 					},
 				},
 				Level:     "supplementary",
@@ -2294,14 +2376,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   17,
+						Line:   18,
 						Column: 15,
-						Byte:   727,
+						Byte:   822,
 					},
 					End: ir.Pos{
-						Line:   17,
+						Line:   18,
 						Column: 20,
-						Byte:   732,
+						Byte:   827,
 					},
 				},
 				Level:     "supplementary",
@@ -2314,14 +2396,34 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   17,
+						Line:   18,
 						Column: 30,
-						Byte:   742,
+						Byte:   837,
 					},
 					End: ir.Pos{
-						Line:   17,
+						Line:   18,
 						Column: 35,
-						Byte:   747,
+						Byte:   842,
+					},
+				},
+				Level:     "supplementary",
+				Mechanism: "mount-namespace read-only bind",
+				Detail:    "Landlock alone would grant write here (rights are inherited from /{cwd}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{slash_tmp}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{tmpdir}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive)",
+				MinABI:    3,
+			},
+			{
+				Rule: "protect .mcp.json",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   20,
+						Column: 7,
+						Byte:   929,
+					},
+					End: ir.Pos{
+						Line:   20,
+						Column: 18,
+						Byte:   940,
 					},
 				},
 				Level:     "supplementary",
@@ -2334,14 +2436,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   17,
+						Line:   18,
 						Column: 22,
-						Byte:   734,
+						Byte:   829,
 					},
 					End: ir.Pos{
-						Line:   17,
+						Line:   18,
 						Column: 28,
-						Byte:   740,
+						Byte:   835,
 					},
 				},
 				Level:     "supplementary",
@@ -2354,14 +2456,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 61,
-						Byte:   817,
+						Byte:   912,
 					},
 					End: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 70,
-						Byte:   826,
+						Byte:   921,
 					},
 				},
 				Level:     "supplementary",
@@ -2374,14 +2476,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   17,
+						Line:   18,
 						Column: 37,
-						Byte:   749,
+						Byte:   844,
 					},
 					End: ir.Pos{
-						Line:   17,
+						Line:   18,
 						Column: 43,
-						Byte:   755,
+						Byte:   850,
 					},
 				},
 				Level:     "supplementary",
@@ -2503,14 +2605,14 @@ func profileWorkspace() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   18,
+							Line:   19,
 							Column: 7,
-							Byte:   763,
+							Byte:   858,
 						},
 						End: ir.Pos{
-							Line:   18,
+							Line:   19,
 							Column: 16,
-							Byte:   772,
+							Byte:   867,
 						},
 					},
 				},
@@ -2519,14 +2621,14 @@ func profileWorkspace() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   18,
+							Line:   19,
 							Column: 18,
-							Byte:   774,
+							Byte:   869,
 						},
 						End: ir.Pos{
-							Line:   18,
+							Line:   19,
 							Column: 27,
-							Byte:   783,
+							Byte:   878,
 						},
 					},
 				},
@@ -2535,14 +2637,14 @@ func profileWorkspace() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   18,
+							Line:   19,
 							Column: 29,
-							Byte:   785,
+							Byte:   880,
 						},
 						End: ir.Pos{
-							Line:   18,
+							Line:   19,
 							Column: 37,
-							Byte:   793,
+							Byte:   888,
 						},
 					},
 				},
@@ -2551,14 +2653,14 @@ func profileWorkspace() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   18,
+							Line:   19,
 							Column: 50,
-							Byte:   806,
+							Byte:   901,
 						},
 						End: ir.Pos{
-							Line:   18,
+							Line:   19,
 							Column: 59,
-							Byte:   815,
+							Byte:   910,
 						},
 					},
 				},
@@ -2567,14 +2669,14 @@ func profileWorkspace() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   18,
+							Line:   19,
 							Column: 39,
-							Byte:   795,
+							Byte:   890,
 						},
 						End: ir.Pos{
-							Line:   18,
+							Line:   19,
 							Column: 48,
-							Byte:   804,
+							Byte:   899,
 						},
 					},
 				},
@@ -2583,14 +2685,14 @@ func profileWorkspace() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   17,
+							Line:   18,
 							Column: 7,
-							Byte:   719,
+							Byte:   814,
 						},
 						End: ir.Pos{
-							Line:   17,
+							Line:   18,
 							Column: 13,
-							Byte:   725,
+							Byte:   820,
 						},
 					},
 				},
@@ -2599,14 +2701,14 @@ func profileWorkspace() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   17,
+							Line:   18,
 							Column: 15,
-							Byte:   727,
+							Byte:   822,
 						},
 						End: ir.Pos{
-							Line:   17,
+							Line:   18,
 							Column: 20,
-							Byte:   732,
+							Byte:   827,
 						},
 					},
 				},
@@ -2615,14 +2717,30 @@ func profileWorkspace() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   17,
+							Line:   18,
 							Column: 30,
-							Byte:   742,
+							Byte:   837,
 						},
 						End: ir.Pos{
-							Line:   17,
+							Line:   18,
 							Column: 35,
-							Byte:   747,
+							Byte:   842,
+						},
+					},
+				},
+				{
+					Name: ".mcp.json",
+					Source: ir.Range{
+						Filename: "builtin:workspace.hcl",
+						Start: ir.Pos{
+							Line:   20,
+							Column: 7,
+							Byte:   929,
+						},
+						End: ir.Pos{
+							Line:   20,
+							Column: 18,
+							Byte:   940,
 						},
 					},
 				},
@@ -2631,14 +2749,14 @@ func profileWorkspace() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   17,
+							Line:   18,
 							Column: 22,
-							Byte:   734,
+							Byte:   829,
 						},
 						End: ir.Pos{
-							Line:   17,
+							Line:   18,
 							Column: 28,
-							Byte:   740,
+							Byte:   835,
 						},
 					},
 				},
@@ -2647,14 +2765,14 @@ func profileWorkspace() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   18,
+							Line:   19,
 							Column: 61,
-							Byte:   817,
+							Byte:   912,
 						},
 						End: ir.Pos{
-							Line:   18,
+							Line:   19,
 							Column: 70,
-							Byte:   826,
+							Byte:   921,
 						},
 					},
 				},
@@ -2663,14 +2781,14 @@ func profileWorkspace() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   17,
+							Line:   18,
 							Column: 37,
-							Byte:   749,
+							Byte:   844,
 						},
 						End: ir.Pos{
-							Line:   17,
+							Line:   18,
 							Column: 43,
-							Byte:   755,
+							Byte:   850,
 						},
 					},
 				},
@@ -2681,14 +2799,14 @@ func profileWorkspace() *ir.Profile {
 			Source: ir.Range{
 				Filename: "builtin:workspace.hcl",
 				Start: ir.Pos{
-					Line:   22,
+					Line:   24,
 					Column: 3,
-					Byte:   841,
+					Byte:   955,
 				},
 				End: ir.Pos{
-					Line:   22,
+					Line:   24,
 					Column: 10,
-					Byte:   848,
+					Byte:   962,
 				},
 			},
 		},
@@ -2759,14 +2877,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   22,
+						Line:   24,
 						Column: 3,
-						Byte:   841,
+						Byte:   955,
 					},
 					End: ir.Pos{
-						Line:   22,
+						Line:   24,
 						Column: 10,
-						Byte:   848,
+						Byte:   962,
 					},
 				},
 				Fallback: "abstract Unix sockets outside the sandbox are in another network namespace",
@@ -2800,14 +2918,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   22,
+						Line:   24,
 						Column: 3,
-						Byte:   841,
+						Byte:   955,
 					},
 					End: ir.Pos{
-						Line:   22,
+						Line:   24,
 						Column: 10,
-						Byte:   848,
+						Byte:   962,
 					},
 				},
 				Fallback: "TCP is still denied by seccomp and the network namespace",
@@ -2840,14 +2958,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 7,
-						Byte:   763,
+						Byte:   858,
 					},
 					End: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 16,
-						Byte:   772,
+						Byte:   867,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -2860,14 +2978,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 18,
-						Byte:   774,
+						Byte:   869,
 					},
 					End: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 27,
-						Byte:   783,
+						Byte:   878,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -2880,14 +2998,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 29,
-						Byte:   785,
+						Byte:   880,
 					},
 					End: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 37,
-						Byte:   793,
+						Byte:   888,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -2900,14 +3018,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 50,
-						Byte:   806,
+						Byte:   901,
 					},
 					End: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 59,
-						Byte:   815,
+						Byte:   910,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -2920,14 +3038,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 39,
-						Byte:   795,
+						Byte:   890,
 					},
 					End: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 48,
-						Byte:   804,
+						Byte:   899,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -2940,14 +3058,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   17,
+						Line:   18,
 						Column: 7,
-						Byte:   719,
+						Byte:   814,
 					},
 					End: ir.Pos{
-						Line:   17,
+						Line:   18,
 						Column: 13,
-						Byte:   725,
+						Byte:   820,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -2960,14 +3078,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   17,
+						Line:   18,
 						Column: 15,
-						Byte:   727,
+						Byte:   822,
 					},
 					End: ir.Pos{
-						Line:   17,
+						Line:   18,
 						Column: 20,
-						Byte:   732,
+						Byte:   827,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -2980,14 +3098,34 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   17,
+						Line:   18,
 						Column: 30,
-						Byte:   742,
+						Byte:   837,
 					},
 					End: ir.Pos{
-						Line:   17,
+						Line:   18,
 						Column: 35,
-						Byte:   747,
+						Byte:   842,
+					},
+				},
+				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
+			},
+			{
+				Feature: "truncate",
+				ABI:     3,
+				Kernel:  "6.2",
+				Rule:    "protect .mcp.json",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   20,
+						Column: 7,
+						Byte:   929,
+					},
+					End: ir.Pos{
+						Line:   20,
+						Column: 18,
+						Byte:   940,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -3000,14 +3138,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   17,
+						Line:   18,
 						Column: 22,
-						Byte:   734,
+						Byte:   829,
 					},
 					End: ir.Pos{
-						Line:   17,
+						Line:   18,
 						Column: 28,
-						Byte:   740,
+						Byte:   835,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -3020,14 +3158,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 61,
-						Byte:   817,
+						Byte:   912,
 					},
 					End: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 70,
-						Byte:   826,
+						Byte:   921,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -3040,14 +3178,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   17,
+						Line:   18,
 						Column: 37,
-						Byte:   749,
+						Byte:   844,
 					},
 					End: ir.Pos{
-						Line:   17,
+						Line:   18,
 						Column: 43,
-						Byte:   755,
+						Byte:   850,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -3206,14 +3344,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 7,
-						Byte:   763,
+						Byte:   858,
 					},
 					End: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 16,
-						Byte:   772,
+						Byte:   867,
 					},
 				},
 			},
@@ -3222,14 +3360,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 18,
-						Byte:   774,
+						Byte:   869,
 					},
 					End: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 27,
-						Byte:   783,
+						Byte:   878,
 					},
 				},
 			},
@@ -3238,14 +3376,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 29,
-						Byte:   785,
+						Byte:   880,
 					},
 					End: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 37,
-						Byte:   793,
+						Byte:   888,
 					},
 				},
 			},
@@ -3254,14 +3392,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 50,
-						Byte:   806,
+						Byte:   901,
 					},
 					End: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 59,
-						Byte:   815,
+						Byte:   910,
 					},
 				},
 			},
@@ -3270,14 +3408,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 39,
-						Byte:   795,
+						Byte:   890,
 					},
 					End: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 48,
-						Byte:   804,
+						Byte:   899,
 					},
 				},
 			},
@@ -3286,14 +3424,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   17,
+						Line:   18,
 						Column: 7,
-						Byte:   719,
+						Byte:   814,
 					},
 					End: ir.Pos{
-						Line:   17,
+						Line:   18,
 						Column: 13,
-						Byte:   725,
+						Byte:   820,
 					},
 				},
 			},
@@ -3302,14 +3440,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   17,
+						Line:   18,
 						Column: 15,
-						Byte:   727,
+						Byte:   822,
 					},
 					End: ir.Pos{
-						Line:   17,
+						Line:   18,
 						Column: 20,
-						Byte:   732,
+						Byte:   827,
 					},
 				},
 			},
@@ -3318,14 +3456,30 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   17,
+						Line:   18,
 						Column: 30,
-						Byte:   742,
+						Byte:   837,
 					},
 					End: ir.Pos{
-						Line:   17,
+						Line:   18,
 						Column: 35,
-						Byte:   747,
+						Byte:   842,
+					},
+				},
+			},
+			{
+				Name: ".mcp.json",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   20,
+						Column: 7,
+						Byte:   929,
+					},
+					End: ir.Pos{
+						Line:   20,
+						Column: 18,
+						Byte:   940,
 					},
 				},
 			},
@@ -3334,14 +3488,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   17,
+						Line:   18,
 						Column: 22,
-						Byte:   734,
+						Byte:   829,
 					},
 					End: ir.Pos{
-						Line:   17,
+						Line:   18,
 						Column: 28,
-						Byte:   740,
+						Byte:   835,
 					},
 				},
 			},
@@ -3350,14 +3504,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 61,
-						Byte:   817,
+						Byte:   912,
 					},
 					End: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 70,
-						Byte:   826,
+						Byte:   921,
 					},
 				},
 			},
@@ -3366,14 +3520,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   17,
+						Line:   18,
 						Column: 37,
-						Byte:   749,
+						Byte:   844,
 					},
 					End: ir.Pos{
-						Line:   17,
+						Line:   18,
 						Column: 43,
-						Byte:   755,
+						Byte:   850,
 					},
 				},
 			},
@@ -3384,14 +3538,14 @@ func planWorkspace() *landlock.Plan {
 			Source: ir.Range{
 				Filename: "builtin:workspace.hcl",
 				Start: ir.Pos{
-					Line:   22,
+					Line:   24,
 					Column: 3,
-					Byte:   841,
+					Byte:   955,
 				},
 				End: ir.Pos{
-					Line:   22,
+					Line:   24,
 					Column: 10,
-					Byte:   848,
+					Byte:   962,
 				},
 			},
 		},
@@ -3444,6 +3598,11 @@ func planWorkspace() *landlock.Plan {
 				},
 				{
 					Path:   "{cwd}/.jj",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{cwd}/.mcp.json",
 					Rights: 13,
 					Why:    "read",
 				},
@@ -3508,6 +3667,11 @@ func planWorkspace() *landlock.Plan {
 					Why:    "read",
 				},
 				{
+					Path:   "{slash_tmp}/.mcp.json",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
 					Path:   "{slash_tmp}/.svn",
 					Rights: 13,
 					Why:    "read",
@@ -3564,6 +3728,11 @@ func planWorkspace() *landlock.Plan {
 				},
 				{
 					Path:   "{tmpdir}/.jj",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{tmpdir}/.mcp.json",
 					Rights: 13,
 					Why:    "read",
 				},
@@ -3646,6 +3815,11 @@ func planWorkspace() *landlock.Plan {
 				},
 				{
 					Kind: "read-only",
+					Path: "{cwd}/.mcp.json",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
 					Path: "{cwd}/.svn",
 					Why:  "read",
 				},
@@ -3701,6 +3875,11 @@ func planWorkspace() *landlock.Plan {
 				},
 				{
 					Kind: "read-only",
+					Path: "{slash_tmp}/.mcp.json",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
 					Path: "{slash_tmp}/.svn",
 					Why:  "read",
 				},
@@ -3752,6 +3931,11 @@ func planWorkspace() *landlock.Plan {
 				{
 					Kind: "read-only",
 					Path: "{tmpdir}/.jj",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{tmpdir}/.mcp.json",
 					Why:  "read",
 				},
 				{
@@ -3880,14 +4064,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 7,
-						Byte:   763,
+						Byte:   858,
 					},
 					End: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 16,
-						Byte:   772,
+						Byte:   867,
 					},
 				},
 				Level:     "supplementary",
@@ -3900,14 +4084,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 18,
-						Byte:   774,
+						Byte:   869,
 					},
 					End: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 27,
-						Byte:   783,
+						Byte:   878,
 					},
 				},
 				Level:     "supplementary",
@@ -3920,14 +4104,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 29,
-						Byte:   785,
+						Byte:   880,
 					},
 					End: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 37,
-						Byte:   793,
+						Byte:   888,
 					},
 				},
 				Level:     "supplementary",
@@ -3940,14 +4124,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 50,
-						Byte:   806,
+						Byte:   901,
 					},
 					End: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 59,
-						Byte:   815,
+						Byte:   910,
 					},
 				},
 				Level:     "supplementary",
@@ -3960,14 +4144,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 39,
-						Byte:   795,
+						Byte:   890,
 					},
 					End: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 48,
-						Byte:   804,
+						Byte:   899,
 					},
 				},
 				Level:     "supplementary",
@@ -3980,14 +4164,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   17,
+						Line:   18,
 						Column: 7,
-						Byte:   719,
+						Byte:   814,
 					},
 					End: ir.Pos{
-						Line:   17,
+						Line:   18,
 						Column: 13,
-						Byte:   725,
+						Byte:   820,
 					},
 				},
 				Level:     "supplementary",
@@ -4000,14 +4184,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   17,
+						Line:   18,
 						Column: 15,
-						Byte:   727,
+						Byte:   822,
 					},
 					End: ir.Pos{
-						Line:   17,
+						Line:   18,
 						Column: 20,
-						Byte:   732,
+						Byte:   827,
 					},
 				},
 				Level:     "supplementary",
@@ -4020,14 +4204,34 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   17,
+						Line:   18,
 						Column: 30,
-						Byte:   742,
+						Byte:   837,
 					},
 					End: ir.Pos{
-						Line:   17,
+						Line:   18,
 						Column: 35,
-						Byte:   747,
+						Byte:   842,
+					},
+				},
+				Level:     "supplementary",
+				Mechanism: "mount-namespace read-only bind",
+				Detail:    "Landlock alone would grant write here (rights are inherited from /{cwd}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{slash_tmp}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{tmpdir}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive)",
+				MinABI:    3,
+			},
+			{
+				Rule: "protect .mcp.json",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   20,
+						Column: 7,
+						Byte:   929,
+					},
+					End: ir.Pos{
+						Line:   20,
+						Column: 18,
+						Byte:   940,
 					},
 				},
 				Level:     "supplementary",
@@ -4040,14 +4244,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   17,
+						Line:   18,
 						Column: 22,
-						Byte:   734,
+						Byte:   829,
 					},
 					End: ir.Pos{
-						Line:   17,
+						Line:   18,
 						Column: 28,
-						Byte:   740,
+						Byte:   835,
 					},
 				},
 				Level:     "supplementary",
@@ -4060,14 +4264,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 61,
-						Byte:   817,
+						Byte:   912,
 					},
 					End: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 70,
-						Byte:   826,
+						Byte:   921,
 					},
 				},
 				Level:     "supplementary",
@@ -4080,14 +4284,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   17,
+						Line:   18,
 						Column: 37,
-						Byte:   749,
+						Byte:   844,
 					},
 					End: ir.Pos{
-						Line:   17,
+						Line:   18,
 						Column: 43,
-						Byte:   755,
+						Byte:   850,
 					},
 				},
 				Level:     "supplementary",
@@ -4100,14 +4304,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   22,
+						Line:   24,
 						Column: 3,
-						Byte:   841,
+						Byte:   955,
 					},
 					End: ir.Pos{
-						Line:   22,
+						Line:   24,
 						Column: 10,
-						Byte:   848,
+						Byte:   962,
 					},
 				},
 				Level:     "supplementary",

@@ -12,10 +12,12 @@ profile "workspace" {
     # Version control: hooks and config the host's tools run. HEAD: git
     # takes a directory with HEAD, objects/, refs/ for a bare repository.
     # Agents' and editors' project config: hooks, tasks and servers that
-    # the host's agent or editor starts on its own.
+    # the host's agent or editor starts on its own (.mcp.json: Claude
+    # Code's project MCP servers, commands it starts once they are enabled).
     protect = [
       ".git", ".hg", ".svn", ".jj", "HEAD",
       ".agents", ".claude", ".codex", ".gemini", ".cursor", ".vscode",
+      ".mcp.json",
     ]
   }
 

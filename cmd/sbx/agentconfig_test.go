@@ -17,7 +17,7 @@ import (
 // control's: the host's agent or editor runs what they hold (hooks in
 // .claude/settings.json, tasks in .vscode/tasks.json, MCP servers) on its
 // own, outside the sandbox.
-var agentConfigNames = []string{".agents", ".claude", ".codex", ".gemini", ".cursor", ".vscode"}
+var agentConfigNames = []string{".agents", ".claude", ".codex", ".gemini", ".cursor", ".vscode", ".mcp.json"}
 
 // TestWorkspaceProtectsAgentConfig runs real commands under the built-in
 // workspace profile, as root and as uid 65534, in a workspace where
