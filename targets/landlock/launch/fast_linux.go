@@ -33,9 +33,13 @@ import (
 //
 // Standard input: when cmd.Stdin is the null device (the executor's), the
 // command gets its own, reached through a private read-only mount (see
-// compileNullStdin); a pipe or socket is passed as it is; anything else
-// (a file, a terminal) is refused, since the command could change the
-// file's metadata or inject input through the terminal.
+// compileNullStdin); a pipe or a connected stream or seqpacket socket is
+// passed as it is; anything else (a file, a terminal, a datagram or
+// listening socket) is refused, since the command could change the file's
+// metadata, inject input through the terminal, or send to any address or
+// accept connections past the profile's network mode. Standard output and
+// error: a socket among them must be a connected stream or seqpacket
+// socket too.
 //
 // Errors: a clone failure is an *os.SyscallError (the executor may fall back
 // to another containment); a failed sandbox step wraps executor.ErrSandbox
@@ -127,6 +131,12 @@ func (s *Sandbox) Spawn(cmd *exec.Cmd) (executor.Spawned, error) {
 			return fail(errors.New("the sandbox needs *os.File standard streams"))
 		}
 		setup.stdio[i] = int(file.Fd())
+		if i > 0 {
+			// stdin was checked above (stdinKind).
+			if err := checkStreamSocket(setup.stdio[i], streamNames[i]); err != nil {
+				return fail(err)
+			}
+		}
 	}
 	if setup.nullStdin {
 		setup.stdio[0] = -1 // the command's part has its own
@@ -675,7 +685,7 @@ func (s *Sandbox) RunFailure(cmd *exec.Cmd) error {
 // Kinds of standard input Spawn accepts (stdinKind).
 const (
 	stdinNull   = iota // the null device
-	stdinStream        // a pipe or a socket
+	stdinStream        // a pipe or a connected stream socket
 )
 
 // stdinKind tells what the descriptor the command would get as standard
@@ -690,10 +700,60 @@ func stdinKind(fd int) (int, error) {
 		if unix.Major(st.Rdev) == 1 && unix.Minor(st.Rdev) == 3 {
 			return stdinNull, nil
 		}
-	case unix.S_IFIFO, unix.S_IFSOCK:
+	case unix.S_IFIFO:
+		return stdinStream, nil
+	case unix.S_IFSOCK:
+		if err := connectedStream(fd, "standard input"); err != nil {
+			return 0, err
+		}
 		return stdinStream, nil
 	}
-	return 0, errors.New("standard input must be the null device, a pipe or a socket: a file or a terminal would let the command change its metadata or, for a terminal, inject input")
+	return 0, errors.New("standard input must be the null device, a pipe or a connected stream socket: a file or a terminal would let the command change its metadata or, for a terminal, inject input")
+}
+
+// streamNames name the standard streams in errors.
+var streamNames = [3]string{"standard input", "standard output", "standard error"}
+
+// checkStreamSocket refuses fd, the standard stream called name, when it
+// is a socket connectedStream refuses (anything else passes: a pipe, or
+// for output a file or a terminal the caller chose).
+func checkStreamSocket(fd int, name string) error {
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return fmt.Errorf("%s: fstat: %v", name, err)
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFSOCK {
+		return nil
+	}
+	return connectedStream(fd, name)
+}
+
+// connectedStream accepts a socket as a standard stream only when it is a
+// connected stream or seqpacket socket (a socketpair's end, a
+// connection): the command then talks to that peer alone. A datagram
+// socket names its destination at every send (red team 30: under network
+// none an unconnected UDP socket reached any address, and a Unix datagram
+// socket any pathname datagram socket of the host, which the filter
+// denies the command in every mode; a connected one can be connected
+// again), and a listening socket accepts connections from the network
+// (neither Landlock nor the filter sees sends, or accept).
+func connectedStream(fd int, name string) error {
+	typ, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TYPE)
+	if err != nil {
+		return fmt.Errorf("%s: getsockopt(SO_TYPE): %v", name, err)
+	}
+	if typ != unix.SOCK_STREAM && typ != unix.SOCK_SEQPACKET {
+		return fmt.Errorf("%s is a datagram or raw socket (type %d), which the command could send to any address with: only a connected stream or seqpacket socket is passed on", name, typ)
+	}
+	if acc, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_ACCEPTCONN); err != nil || acc != 0 {
+		return fmt.Errorf("%s is a listening socket, on which the command would accept connections: only a connected stream or seqpacket socket is passed on", name)
+	}
+	var sa unix.RawSockaddrAny
+	n := uint32(unix.SizeofSockaddrAny)
+	if _, _, e := unix.RawSyscall(unix.SYS_GETPEERNAME, uintptr(fd), uintptr(unsafe.Pointer(&sa)), uintptr(unsafe.Pointer(&n))); e != 0 {
+		return fmt.Errorf("%s is a socket that is not connected (%v): only a connected stream or seqpacket socket is passed on", name, e)
+	}
+	return nil
 }
 
 // socketArg is s as a helper argument: its path, or "@DEV:INO:PATH" for a

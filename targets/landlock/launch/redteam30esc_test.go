@@ -40,10 +40,21 @@ package launch_test
 //	go test -count=1 -run 'TestRedTeam30Esc' -v ./targets/landlock/launch
 
 import (
+	"errors"
+	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/sbx-dev/sbx/executor"
 )
 
 // TestRedTeam30EscMcpJson: FINDING (fixed), as root and as uid 65534.
@@ -241,6 +252,215 @@ func TestRedTeam30EscHeld(t *testing.T) {
 			if _, err := os.Lstat(filepath.Join(f.ws, p)); err == nil {
 				t.Errorf("%s was created in the workspace", p)
 			}
+		}
+	})
+}
+
+// rt30StdinC uses its standard input, a socket Spawn passed on: "udp
+// PORT" sends a datagram to 127.0.0.1:PORT, "unix PATH" one to the Unix
+// datagram socket at PATH, "accept" takes a connection on it and writes
+// to it.
+const rt30StdinC = `#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+int main(int argc, char **argv) {
+	long r = -1;
+	if (strcmp(argv[1], "udp") == 0) {
+		struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(atoi(argv[2]))};
+		a.sin_addr.s_addr = htonl(0x7f000001);
+		r = sendto(0, "HOLE", 4, 0, (struct sockaddr *)&a, sizeof a);
+	} else if (strcmp(argv[1], "unix") == 0) {
+		struct sockaddr_un a = {.sun_family = AF_UNIX};
+		strncpy(a.sun_path, argv[2], sizeof a.sun_path - 1);
+		r = sendto(0, "HOLE", 4, 0, (struct sockaddr *)&a, sizeof a);
+	} else if (strcmp(argv[1], "accept") == 0) {
+		int c = accept(0, 0, 0);
+		r = c < 0 ? -1 : write(c, "HOLE", 4);
+	}
+	printf("%s=%s\n", argv[1], r < 0 ? strerrorname_np(errno) : "ok");
+	return 0;
+}
+`
+
+// rt30SpawnStdin starts helper with args under sb (the workspace profile,
+// network none) with stdin as its standard input, through Spawn as the
+// executor's PID-namespace containment does, and returns Spawn's error and
+// the command's output.
+func rt30SpawnStdin(t *testing.T, sb interface {
+	Spawn(*exec.Cmd) (executor.Spawned, error)
+}, dir string, stdin *os.File, argv ...string) (string, error) {
+	t.Helper()
+	out, err := os.CreateTemp(t.TempDir(), "out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	cmd := &exec.Cmd{Path: argv[0], Args: argv, Env: []string{"PATH=/usr/bin:/bin"}, Dir: dir,
+		Stdin: stdin, Stdout: out, Stderr: out,
+		SysProcAttr: &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWPID, Setsid: true, Pdeathsig: syscall.SIGKILL}}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	p, err := sb.Spawn(cmd)
+	if err != nil {
+		return "", err
+	}
+	defer unix.Close(p.Pidfd)
+	pfd := []unix.PollFd{{Fd: int32(p.Pidfd), Events: unix.POLLIN}}
+	if n, err := unix.Poll(pfd, 20000); n != 1 || err != nil {
+		unix.PidfdSendSignal(p.Pidfd, unix.SIGKILL, nil, 0)
+		t.Errorf("the command did not end: %d %v", n, err)
+	}
+	var ws syscall.WaitStatus
+	syscall.Wait4(p.Pid, &ws, 0, nil)
+	b, _ := os.ReadFile(out.Name())
+	return string(b), nil
+}
+
+// TestRedTeam30EscSpawnSocketStdin: FINDING (fixed), as root (in-process
+// containment, as the other Spawn tests). Spawn passes a pipe or a socket
+// given as standard input on as it is (an embedder's socketpair to talk
+// to the command). Under network none, a datagram socket there let the
+// command send datagrams to any address (sendto names its destination;
+// Landlock does not mediate UDP and the filter only checks socket()),
+// every time: UDP to a host port, and a Unix datagram socket to any
+// pathname datagram socket of the host (syslog's /dev/log, journald,
+// systemd's notify socket), which the filter otherwise denies in every
+// mode; a listening socket let the command accept connections from the
+// network. Now Spawn refuses a socket as standard input unless it is a
+// connected stream or seqpacket socket (ErrSandbox, before anything
+// runs), and a socket as standard output or error likewise. Control: a
+// socketpair still works.
+func TestRedTeam30EscSpawnSocketStdin(t *testing.T) {
+	rt8NeedRoot(t)
+	helper := cHelper(t, "rt30stdin", rt30StdinC)
+	dir := t.TempDir()
+	sb := workspaceSandbox(t, dir)
+	sockFile := func(domain, typ int) *os.File {
+		fd, err := unix.Socket(domain, typ|unix.SOCK_CLOEXEC, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := os.NewFile(uintptr(fd), "sock")
+		t.Cleanup(func() { f.Close() })
+		return f
+	}
+	received := func(c net.PacketConn) bool {
+		c.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
+		buf := make([]byte, 16)
+		n, _, err := c.ReadFrom(buf)
+		return err == nil && string(buf[:n]) == "HOLE"
+	}
+	refused := func(t *testing.T, what, out string, err error) {
+		t.Helper()
+		if err == nil {
+			t.Errorf("HOLE: Spawn accepted %s as standard input (the command printed %q)", what, out)
+		} else if !errors.Is(err, executor.ErrSandbox) || !strings.Contains(err.Error(), "standard input") {
+			t.Errorf("%s: %v, want ErrSandbox naming standard input", what, err)
+		}
+	}
+
+	t.Run("udp", func(t *testing.T) {
+		rcv, err := net.ListenPacket("udp4", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rcv.Close()
+		port := rcv.LocalAddr().(*net.UDPAddr).Port
+		out, err := rt30SpawnStdin(t, sb, dir, sockFile(unix.AF_INET, unix.SOCK_DGRAM), helper, "udp", strconv.Itoa(port))
+		if received(rcv) {
+			t.Errorf("HOLE: a datagram reached 127.0.0.1:%d from a network-none command (%q)", port, out)
+		}
+		refused(t, "an unconnected UDP socket", out, err)
+	})
+	t.Run("unix-dgram", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "log.sock")
+		rcv, err := net.ListenPacket("unixgram", path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rcv.Close()
+		out, err := rt30SpawnStdin(t, sb, dir, sockFile(unix.AF_UNIX, unix.SOCK_DGRAM), helper, "unix", path)
+		if received(rcv) {
+			t.Errorf("HOLE: a datagram reached the host's Unix datagram socket %s (%q)", path, out)
+		}
+		refused(t, "an unconnected Unix datagram socket", out, err)
+	})
+	t.Run("listening", func(t *testing.T) {
+		l, err := net.Listen("tcp4", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		lf, err := l.(*net.TCPListener).File()
+		l.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer lf.Close()
+		addr := l.Addr().String()
+		got := make(chan string, 1)
+		go func() {
+			time.Sleep(100 * time.Millisecond)
+			c, err := net.DialTimeout("tcp4", addr, 2*time.Second)
+			if err != nil {
+				got <- ""
+				return
+			}
+			defer c.Close()
+			c.SetReadDeadline(time.Now().Add(time.Second))
+			buf := make([]byte, 16)
+			n, _ := c.Read(buf)
+			got <- string(buf[:n])
+		}()
+		out, err := rt30SpawnStdin(t, sb, dir, lf, helper, "accept")
+		if s := <-got; s == "HOLE" {
+			t.Errorf("HOLE: a network-none command accepted a connection on %s and answered (%q)", addr, out)
+		}
+		refused(t, "a listening TCP socket", out, err)
+	})
+	t.Run("udp-stdout", func(t *testing.T) {
+		devNull, err := os.Open(os.DevNull)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer devNull.Close()
+		udp := sockFile(unix.AF_INET, unix.SOCK_DGRAM)
+		cmd := &exec.Cmd{Path: "/bin/true", Args: []string{"true"}, Env: []string{"PATH=/usr/bin:/bin"}, Dir: dir,
+			Stdin: devNull, Stdout: udp, Stderr: udp,
+			SysProcAttr: &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWPID, Setsid: true, Pdeathsig: syscall.SIGKILL}}
+		runtime.LockOSThread()
+		p, err := sb.Spawn(cmd)
+		if err == nil {
+			var ws syscall.WaitStatus
+			syscall.Wait4(p.Pid, &ws, 0, nil)
+			unix.Close(p.Pidfd)
+		}
+		runtime.UnlockOSThread()
+		if err == nil {
+			t.Errorf("HOLE: Spawn accepted a UDP socket as standard output")
+		} else if !errors.Is(err, executor.ErrSandbox) || !strings.Contains(err.Error(), "standard output") {
+			t.Errorf("a UDP socket as standard output: %v, want ErrSandbox naming standard output", err)
+		}
+	})
+	t.Run("control-socketpair", func(t *testing.T) {
+		fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, b := os.NewFile(uintptr(fds[0]), "a"), os.NewFile(uintptr(fds[1]), "b")
+		defer a.Close()
+		defer b.Close()
+		b.WriteString("hello\n")
+		out, err := rt30SpawnStdin(t, sb, dir, a, "/bin/sh", "-c", "read x; echo got=$x")
+		if err != nil || !strings.Contains(out, "got=hello") {
+			t.Errorf("control: a socketpair as standard input: %q, %v", out, err)
 		}
 	})
 }

@@ -136,6 +136,10 @@ func TestStdinKind(t *testing.T) {
 		{"/dev/null", open("/dev/null"), stdinNull, true},
 		{"pipe", pipe[0], stdinStream, true},
 		{"socket", sp[0], stdinStream, true},
+		{"a UDP socket", rt30Socket(t, unix.AF_INET, unix.SOCK_DGRAM, false), 0, false},
+		{"a Unix datagram socket", rt30Socket(t, unix.AF_UNIX, unix.SOCK_DGRAM, false), 0, false},
+		{"an unconnected stream socket", rt30Socket(t, unix.AF_UNIX, unix.SOCK_STREAM, false), 0, false},
+		{"a listening stream socket", rt30Socket(t, unix.AF_INET, unix.SOCK_STREAM, true), 0, false},
 		{"/dev/zero", open("/dev/zero"), 0, false},
 		{"/dev/ptmx (a terminal)", open("/dev/ptmx"), 0, false},
 		{"a regular file", open("/etc/passwd"), 0, false},
@@ -146,4 +150,25 @@ func TestStdinKind(t *testing.T) {
 			t.Errorf("%s: kind %d, error %v; want kind %d, accepted %v", c.name, kind, err, c.kind, c.ok)
 		}
 	}
+}
+
+// rt30Socket returns a socket of domain and type, listening on a loopback
+// port if listen (red team 30: such sockets are refused as standard
+// streams).
+func rt30Socket(t *testing.T, domain, typ int, listen bool) int {
+	t.Helper()
+	fd, err := unix.Socket(domain, typ|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { unix.Close(fd) })
+	if listen {
+		if err := unix.Bind(fd, &unix.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := unix.Listen(fd, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return fd
 }
