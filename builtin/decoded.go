@@ -840,14 +840,14 @@ func profileWorkspaceNet() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   19,
+							Line:   20,
 							Column: 7,
-							Byte:   858,
+							Byte:   910,
 						},
 						End: ir.Pos{
-							Line:   19,
+							Line:   20,
 							Column: 16,
-							Byte:   867,
+							Byte:   919,
 						},
 					},
 				},
@@ -856,14 +856,14 @@ func profileWorkspaceNet() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   19,
+							Line:   20,
 							Column: 18,
-							Byte:   869,
+							Byte:   921,
 						},
 						End: ir.Pos{
-							Line:   19,
+							Line:   20,
 							Column: 27,
-							Byte:   878,
+							Byte:   930,
 						},
 					},
 				},
@@ -872,14 +872,14 @@ func profileWorkspaceNet() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   19,
+							Line:   20,
 							Column: 29,
-							Byte:   880,
+							Byte:   932,
 						},
 						End: ir.Pos{
-							Line:   19,
+							Line:   20,
 							Column: 37,
-							Byte:   888,
+							Byte:   940,
 						},
 					},
 				},
@@ -888,14 +888,14 @@ func profileWorkspaceNet() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   19,
+							Line:   20,
 							Column: 50,
-							Byte:   901,
+							Byte:   953,
 						},
 						End: ir.Pos{
-							Line:   19,
+							Line:   20,
 							Column: 59,
-							Byte:   910,
+							Byte:   962,
 						},
 					},
 				},
@@ -904,14 +904,14 @@ func profileWorkspaceNet() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   19,
+							Line:   20,
 							Column: 39,
-							Byte:   890,
+							Byte:   942,
 						},
 						End: ir.Pos{
-							Line:   19,
+							Line:   20,
 							Column: 48,
-							Byte:   899,
+							Byte:   951,
 						},
 					},
 				},
@@ -920,14 +920,14 @@ func profileWorkspaceNet() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   18,
+							Line:   19,
 							Column: 7,
-							Byte:   814,
+							Byte:   859,
 						},
 						End: ir.Pos{
-							Line:   18,
+							Line:   19,
 							Column: 13,
-							Byte:   820,
+							Byte:   865,
 						},
 					},
 				},
@@ -936,14 +936,14 @@ func profileWorkspaceNet() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   18,
+							Line:   19,
 							Column: 15,
-							Byte:   822,
+							Byte:   867,
 						},
 						End: ir.Pos{
-							Line:   18,
+							Line:   19,
 							Column: 20,
-							Byte:   827,
+							Byte:   872,
 						},
 					},
 				},
@@ -952,14 +952,14 @@ func profileWorkspaceNet() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   18,
-							Column: 30,
-							Byte:   837,
+							Line:   19,
+							Column: 37,
+							Byte:   889,
 						},
 						End: ir.Pos{
-							Line:   18,
-							Column: 35,
-							Byte:   842,
+							Line:   19,
+							Column: 42,
+							Byte:   894,
 						},
 					},
 				},
@@ -968,14 +968,30 @@ func profileWorkspaceNet() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   20,
+							Line:   21,
 							Column: 7,
-							Byte:   929,
+							Byte:   981,
 						},
 						End: ir.Pos{
-							Line:   20,
+							Line:   21,
 							Column: 18,
-							Byte:   940,
+							Byte:   992,
+						},
+					},
+				},
+				{
+					Name: ".sl",
+					Source: ir.Range{
+						Filename: "builtin:workspace.hcl",
+						Start: ir.Pos{
+							Line:   19,
+							Column: 22,
+							Byte:   874,
+						},
+						End: ir.Pos{
+							Line:   19,
+							Column: 27,
+							Byte:   879,
 						},
 					},
 				},
@@ -984,14 +1000,14 @@ func profileWorkspaceNet() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   18,
-							Column: 22,
-							Byte:   829,
+							Line:   19,
+							Column: 29,
+							Byte:   881,
 						},
 						End: ir.Pos{
-							Line:   18,
-							Column: 28,
-							Byte:   835,
+							Line:   19,
+							Column: 35,
+							Byte:   887,
 						},
 					},
 				},
@@ -1000,14 +1016,14 @@ func profileWorkspaceNet() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   19,
+							Line:   20,
 							Column: 61,
-							Byte:   912,
+							Byte:   964,
 						},
 						End: ir.Pos{
-							Line:   19,
+							Line:   20,
 							Column: 70,
-							Byte:   921,
+							Byte:   973,
 						},
 					},
 				},
@@ -1016,14 +1032,14 @@ func profileWorkspaceNet() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   18,
-							Column: 37,
-							Byte:   844,
+							Line:   19,
+							Column: 44,
+							Byte:   896,
 						},
 						End: ir.Pos{
-							Line:   18,
-							Column: 43,
-							Byte:   850,
+							Line:   19,
+							Column: 50,
+							Byte:   902,
 						},
 					},
 				},
@@ -1154,14 +1170,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 7,
-						Byte:   858,
+						Byte:   910,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 16,
-						Byte:   867,
+						Byte:   919,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -1174,14 +1190,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 18,
-						Byte:   869,
+						Byte:   921,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 27,
-						Byte:   878,
+						Byte:   930,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -1194,14 +1210,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 29,
-						Byte:   880,
+						Byte:   932,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 37,
-						Byte:   888,
+						Byte:   940,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -1214,14 +1230,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 50,
-						Byte:   901,
+						Byte:   953,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 59,
-						Byte:   910,
+						Byte:   962,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -1234,14 +1250,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 39,
-						Byte:   890,
+						Byte:   942,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 48,
-						Byte:   899,
+						Byte:   951,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -1254,14 +1270,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 7,
-						Byte:   814,
+						Byte:   859,
 					},
 					End: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 13,
-						Byte:   820,
+						Byte:   865,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -1274,14 +1290,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 15,
-						Byte:   822,
+						Byte:   867,
 					},
 					End: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 20,
-						Byte:   827,
+						Byte:   872,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -1294,14 +1310,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   18,
-						Column: 30,
-						Byte:   837,
+						Line:   19,
+						Column: 37,
+						Byte:   889,
 					},
 					End: ir.Pos{
-						Line:   18,
-						Column: 35,
-						Byte:   842,
+						Line:   19,
+						Column: 42,
+						Byte:   894,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -1314,14 +1330,34 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   20,
+						Line:   21,
 						Column: 7,
-						Byte:   929,
+						Byte:   981,
 					},
 					End: ir.Pos{
-						Line:   20,
+						Line:   21,
 						Column: 18,
-						Byte:   940,
+						Byte:   992,
+					},
+				},
+				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
+			},
+			{
+				Feature: "truncate",
+				ABI:     3,
+				Kernel:  "6.2",
+				Rule:    "protect .sl",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   19,
+						Column: 22,
+						Byte:   874,
+					},
+					End: ir.Pos{
+						Line:   19,
+						Column: 27,
+						Byte:   879,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -1334,14 +1370,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   18,
-						Column: 22,
-						Byte:   829,
+						Line:   19,
+						Column: 29,
+						Byte:   881,
 					},
 					End: ir.Pos{
-						Line:   18,
-						Column: 28,
-						Byte:   835,
+						Line:   19,
+						Column: 35,
+						Byte:   887,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -1354,14 +1390,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 61,
-						Byte:   912,
+						Byte:   964,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 70,
-						Byte:   921,
+						Byte:   973,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -1374,14 +1410,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   18,
-						Column: 37,
-						Byte:   844,
+						Line:   19,
+						Column: 44,
+						Byte:   896,
 					},
 					End: ir.Pos{
-						Line:   18,
-						Column: 43,
-						Byte:   850,
+						Line:   19,
+						Column: 50,
+						Byte:   902,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -1539,14 +1575,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 7,
-						Byte:   858,
+						Byte:   910,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 16,
-						Byte:   867,
+						Byte:   919,
 					},
 				},
 			},
@@ -1555,14 +1591,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 18,
-						Byte:   869,
+						Byte:   921,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 27,
-						Byte:   878,
+						Byte:   930,
 					},
 				},
 			},
@@ -1571,14 +1607,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 29,
-						Byte:   880,
+						Byte:   932,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 37,
-						Byte:   888,
+						Byte:   940,
 					},
 				},
 			},
@@ -1587,14 +1623,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 50,
-						Byte:   901,
+						Byte:   953,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 59,
-						Byte:   910,
+						Byte:   962,
 					},
 				},
 			},
@@ -1603,14 +1639,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 39,
-						Byte:   890,
+						Byte:   942,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 48,
-						Byte:   899,
+						Byte:   951,
 					},
 				},
 			},
@@ -1619,14 +1655,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 7,
-						Byte:   814,
+						Byte:   859,
 					},
 					End: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 13,
-						Byte:   820,
+						Byte:   865,
 					},
 				},
 			},
@@ -1635,14 +1671,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 15,
-						Byte:   822,
+						Byte:   867,
 					},
 					End: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 20,
-						Byte:   827,
+						Byte:   872,
 					},
 				},
 			},
@@ -1651,14 +1687,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   18,
-						Column: 30,
-						Byte:   837,
+						Line:   19,
+						Column: 37,
+						Byte:   889,
 					},
 					End: ir.Pos{
-						Line:   18,
-						Column: 35,
-						Byte:   842,
+						Line:   19,
+						Column: 42,
+						Byte:   894,
 					},
 				},
 			},
@@ -1667,14 +1703,30 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   20,
+						Line:   21,
 						Column: 7,
-						Byte:   929,
+						Byte:   981,
 					},
 					End: ir.Pos{
-						Line:   20,
+						Line:   21,
 						Column: 18,
-						Byte:   940,
+						Byte:   992,
+					},
+				},
+			},
+			{
+				Name: ".sl",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   19,
+						Column: 22,
+						Byte:   874,
+					},
+					End: ir.Pos{
+						Line:   19,
+						Column: 27,
+						Byte:   879,
 					},
 				},
 			},
@@ -1683,14 +1735,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   18,
-						Column: 22,
-						Byte:   829,
+						Line:   19,
+						Column: 29,
+						Byte:   881,
 					},
 					End: ir.Pos{
-						Line:   18,
-						Column: 28,
-						Byte:   835,
+						Line:   19,
+						Column: 35,
+						Byte:   887,
 					},
 				},
 			},
@@ -1699,14 +1751,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 61,
-						Byte:   912,
+						Byte:   964,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 70,
-						Byte:   921,
+						Byte:   973,
 					},
 				},
 			},
@@ -1715,14 +1767,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   18,
-						Column: 37,
-						Byte:   844,
+						Line:   19,
+						Column: 44,
+						Byte:   896,
 					},
 					End: ir.Pos{
-						Line:   18,
-						Column: 43,
-						Byte:   850,
+						Line:   19,
+						Column: 50,
+						Byte:   902,
 					},
 				},
 			},
@@ -1801,6 +1853,11 @@ func planWorkspaceNet() *landlock.Plan {
 					Why:    "read",
 				},
 				{
+					Path:   "{cwd}/.sl",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
 					Path:   "{cwd}/.svn",
 					Rights: 13,
 					Why:    "read",
@@ -1866,6 +1923,11 @@ func planWorkspaceNet() *landlock.Plan {
 					Why:    "read",
 				},
 				{
+					Path:   "{slash_tmp}/.sl",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
 					Path:   "{slash_tmp}/.svn",
 					Rights: 13,
 					Why:    "read",
@@ -1927,6 +1989,11 @@ func planWorkspaceNet() *landlock.Plan {
 				},
 				{
 					Path:   "{tmpdir}/.mcp.json",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{tmpdir}/.sl",
 					Rights: 13,
 					Why:    "read",
 				},
@@ -2014,6 +2081,11 @@ func planWorkspaceNet() *landlock.Plan {
 				},
 				{
 					Kind: "read-only",
+					Path: "{cwd}/.sl",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
 					Path: "{cwd}/.svn",
 					Why:  "read",
 				},
@@ -2074,6 +2146,11 @@ func planWorkspaceNet() *landlock.Plan {
 				},
 				{
 					Kind: "read-only",
+					Path: "{slash_tmp}/.sl",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
 					Path: "{slash_tmp}/.svn",
 					Why:  "read",
 				},
@@ -2130,6 +2207,11 @@ func planWorkspaceNet() *landlock.Plan {
 				{
 					Kind: "read-only",
 					Path: "{tmpdir}/.mcp.json",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{tmpdir}/.sl",
 					Why:  "read",
 				},
 				{
@@ -2256,14 +2338,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 7,
-						Byte:   858,
+						Byte:   910,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 16,
-						Byte:   867,
+						Byte:   919,
 					},
 				},
 				Level:     "supplementary",
@@ -2276,14 +2358,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 18,
-						Byte:   869,
+						Byte:   921,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 27,
-						Byte:   878,
+						Byte:   930,
 					},
 				},
 				Level:     "supplementary",
@@ -2296,14 +2378,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 29,
-						Byte:   880,
+						Byte:   932,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 37,
-						Byte:   888,
+						Byte:   940,
 					},
 				},
 				Level:     "supplementary",
@@ -2316,14 +2398,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 50,
-						Byte:   901,
+						Byte:   953,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 59,
-						Byte:   910,
+						Byte:   962,
 					},
 				},
 				Level:     "supplementary",
@@ -2336,14 +2418,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 39,
-						Byte:   890,
+						Byte:   942,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 48,
-						Byte:   899,
+						Byte:   951,
 					},
 				},
 				Level:     "supplementary",
@@ -2356,14 +2438,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 7,
-						Byte:   814,
+						Byte:   859,
 					},
 					End: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 13,
-						Byte:   820,
+						Byte:   865,
 					},
 				},
 				Level:     "supplementary",
@@ -2376,14 +2458,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 15,
-						Byte:   822,
+						Byte:   867,
 					},
 					End: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 20,
-						Byte:   827,
+						Byte:   872,
 					},
 				},
 				Level:     "supplementary",
@@ -2396,14 +2478,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   18,
-						Column: 30,
-						Byte:   837,
+						Line:   19,
+						Column: 37,
+						Byte:   889,
 					},
 					End: ir.Pos{
-						Line:   18,
-						Column: 35,
-						Byte:   842,
+						Line:   19,
+						Column: 42,
+						Byte:   894,
 					},
 				},
 				Level:     "supplementary",
@@ -2416,14 +2498,34 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   20,
+						Line:   21,
 						Column: 7,
-						Byte:   929,
+						Byte:   981,
 					},
 					End: ir.Pos{
-						Line:   20,
+						Line:   21,
 						Column: 18,
-						Byte:   940,
+						Byte:   992,
+					},
+				},
+				Level:     "supplementary",
+				Mechanism: "mount-namespace read-only bind",
+				Detail:    "Landlock alone would grant write here (rights are inherited from /{cwd}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{slash_tmp}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{tmpdir}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive)",
+				MinABI:    3,
+			},
+			{
+				Rule: "protect .sl",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   19,
+						Column: 22,
+						Byte:   874,
+					},
+					End: ir.Pos{
+						Line:   19,
+						Column: 27,
+						Byte:   879,
 					},
 				},
 				Level:     "supplementary",
@@ -2436,14 +2538,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   18,
-						Column: 22,
-						Byte:   829,
+						Line:   19,
+						Column: 29,
+						Byte:   881,
 					},
 					End: ir.Pos{
-						Line:   18,
-						Column: 28,
-						Byte:   835,
+						Line:   19,
+						Column: 35,
+						Byte:   887,
 					},
 				},
 				Level:     "supplementary",
@@ -2456,14 +2558,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 61,
-						Byte:   912,
+						Byte:   964,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 70,
-						Byte:   921,
+						Byte:   973,
 					},
 				},
 				Level:     "supplementary",
@@ -2476,14 +2578,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   18,
-						Column: 37,
-						Byte:   844,
+						Line:   19,
+						Column: 44,
+						Byte:   896,
 					},
 					End: ir.Pos{
-						Line:   18,
-						Column: 43,
-						Byte:   850,
+						Line:   19,
+						Column: 50,
+						Byte:   902,
 					},
 				},
 				Level:     "supplementary",
@@ -2605,14 +2707,14 @@ func profileWorkspace() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   19,
+							Line:   20,
 							Column: 7,
-							Byte:   858,
+							Byte:   910,
 						},
 						End: ir.Pos{
-							Line:   19,
+							Line:   20,
 							Column: 16,
-							Byte:   867,
+							Byte:   919,
 						},
 					},
 				},
@@ -2621,14 +2723,14 @@ func profileWorkspace() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   19,
+							Line:   20,
 							Column: 18,
-							Byte:   869,
+							Byte:   921,
 						},
 						End: ir.Pos{
-							Line:   19,
+							Line:   20,
 							Column: 27,
-							Byte:   878,
+							Byte:   930,
 						},
 					},
 				},
@@ -2637,14 +2739,14 @@ func profileWorkspace() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   19,
+							Line:   20,
 							Column: 29,
-							Byte:   880,
+							Byte:   932,
 						},
 						End: ir.Pos{
-							Line:   19,
+							Line:   20,
 							Column: 37,
-							Byte:   888,
+							Byte:   940,
 						},
 					},
 				},
@@ -2653,14 +2755,14 @@ func profileWorkspace() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   19,
+							Line:   20,
 							Column: 50,
-							Byte:   901,
+							Byte:   953,
 						},
 						End: ir.Pos{
-							Line:   19,
+							Line:   20,
 							Column: 59,
-							Byte:   910,
+							Byte:   962,
 						},
 					},
 				},
@@ -2669,14 +2771,14 @@ func profileWorkspace() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   19,
+							Line:   20,
 							Column: 39,
-							Byte:   890,
+							Byte:   942,
 						},
 						End: ir.Pos{
-							Line:   19,
+							Line:   20,
 							Column: 48,
-							Byte:   899,
+							Byte:   951,
 						},
 					},
 				},
@@ -2685,14 +2787,14 @@ func profileWorkspace() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   18,
+							Line:   19,
 							Column: 7,
-							Byte:   814,
+							Byte:   859,
 						},
 						End: ir.Pos{
-							Line:   18,
+							Line:   19,
 							Column: 13,
-							Byte:   820,
+							Byte:   865,
 						},
 					},
 				},
@@ -2701,14 +2803,14 @@ func profileWorkspace() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   18,
+							Line:   19,
 							Column: 15,
-							Byte:   822,
+							Byte:   867,
 						},
 						End: ir.Pos{
-							Line:   18,
+							Line:   19,
 							Column: 20,
-							Byte:   827,
+							Byte:   872,
 						},
 					},
 				},
@@ -2717,14 +2819,14 @@ func profileWorkspace() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   18,
-							Column: 30,
-							Byte:   837,
+							Line:   19,
+							Column: 37,
+							Byte:   889,
 						},
 						End: ir.Pos{
-							Line:   18,
-							Column: 35,
-							Byte:   842,
+							Line:   19,
+							Column: 42,
+							Byte:   894,
 						},
 					},
 				},
@@ -2733,14 +2835,30 @@ func profileWorkspace() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   20,
+							Line:   21,
 							Column: 7,
-							Byte:   929,
+							Byte:   981,
 						},
 						End: ir.Pos{
-							Line:   20,
+							Line:   21,
 							Column: 18,
-							Byte:   940,
+							Byte:   992,
+						},
+					},
+				},
+				{
+					Name: ".sl",
+					Source: ir.Range{
+						Filename: "builtin:workspace.hcl",
+						Start: ir.Pos{
+							Line:   19,
+							Column: 22,
+							Byte:   874,
+						},
+						End: ir.Pos{
+							Line:   19,
+							Column: 27,
+							Byte:   879,
 						},
 					},
 				},
@@ -2749,14 +2867,14 @@ func profileWorkspace() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   18,
-							Column: 22,
-							Byte:   829,
+							Line:   19,
+							Column: 29,
+							Byte:   881,
 						},
 						End: ir.Pos{
-							Line:   18,
-							Column: 28,
-							Byte:   835,
+							Line:   19,
+							Column: 35,
+							Byte:   887,
 						},
 					},
 				},
@@ -2765,14 +2883,14 @@ func profileWorkspace() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   19,
+							Line:   20,
 							Column: 61,
-							Byte:   912,
+							Byte:   964,
 						},
 						End: ir.Pos{
-							Line:   19,
+							Line:   20,
 							Column: 70,
-							Byte:   921,
+							Byte:   973,
 						},
 					},
 				},
@@ -2781,14 +2899,14 @@ func profileWorkspace() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   18,
-							Column: 37,
-							Byte:   844,
+							Line:   19,
+							Column: 44,
+							Byte:   896,
 						},
 						End: ir.Pos{
-							Line:   18,
-							Column: 43,
-							Byte:   850,
+							Line:   19,
+							Column: 50,
+							Byte:   902,
 						},
 					},
 				},
@@ -2799,14 +2917,14 @@ func profileWorkspace() *ir.Profile {
 			Source: ir.Range{
 				Filename: "builtin:workspace.hcl",
 				Start: ir.Pos{
-					Line:   24,
+					Line:   25,
 					Column: 3,
-					Byte:   955,
+					Byte:   1007,
 				},
 				End: ir.Pos{
-					Line:   24,
+					Line:   25,
 					Column: 10,
-					Byte:   962,
+					Byte:   1014,
 				},
 			},
 		},
@@ -2877,14 +2995,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   24,
+						Line:   25,
 						Column: 3,
-						Byte:   955,
+						Byte:   1007,
 					},
 					End: ir.Pos{
-						Line:   24,
+						Line:   25,
 						Column: 10,
-						Byte:   962,
+						Byte:   1014,
 					},
 				},
 				Fallback: "abstract Unix sockets outside the sandbox are in another network namespace",
@@ -2918,14 +3036,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   24,
+						Line:   25,
 						Column: 3,
-						Byte:   955,
+						Byte:   1007,
 					},
 					End: ir.Pos{
-						Line:   24,
+						Line:   25,
 						Column: 10,
-						Byte:   962,
+						Byte:   1014,
 					},
 				},
 				Fallback: "TCP is still denied by seccomp and the network namespace",
@@ -2958,14 +3076,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 7,
-						Byte:   858,
+						Byte:   910,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 16,
-						Byte:   867,
+						Byte:   919,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -2978,14 +3096,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 18,
-						Byte:   869,
+						Byte:   921,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 27,
-						Byte:   878,
+						Byte:   930,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -2998,14 +3116,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 29,
-						Byte:   880,
+						Byte:   932,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 37,
-						Byte:   888,
+						Byte:   940,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -3018,14 +3136,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 50,
-						Byte:   901,
+						Byte:   953,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 59,
-						Byte:   910,
+						Byte:   962,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -3038,14 +3156,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 39,
-						Byte:   890,
+						Byte:   942,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 48,
-						Byte:   899,
+						Byte:   951,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -3058,14 +3176,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 7,
-						Byte:   814,
+						Byte:   859,
 					},
 					End: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 13,
-						Byte:   820,
+						Byte:   865,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -3078,14 +3196,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 15,
-						Byte:   822,
+						Byte:   867,
 					},
 					End: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 20,
-						Byte:   827,
+						Byte:   872,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -3098,14 +3216,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   18,
-						Column: 30,
-						Byte:   837,
+						Line:   19,
+						Column: 37,
+						Byte:   889,
 					},
 					End: ir.Pos{
-						Line:   18,
-						Column: 35,
-						Byte:   842,
+						Line:   19,
+						Column: 42,
+						Byte:   894,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -3118,14 +3236,34 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   20,
+						Line:   21,
 						Column: 7,
-						Byte:   929,
+						Byte:   981,
 					},
 					End: ir.Pos{
-						Line:   20,
+						Line:   21,
 						Column: 18,
-						Byte:   940,
+						Byte:   992,
+					},
+				},
+				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
+			},
+			{
+				Feature: "truncate",
+				ABI:     3,
+				Kernel:  "6.2",
+				Rule:    "protect .sl",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   19,
+						Column: 22,
+						Byte:   874,
+					},
+					End: ir.Pos{
+						Line:   19,
+						Column: 27,
+						Byte:   879,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -3138,14 +3276,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   18,
-						Column: 22,
-						Byte:   829,
+						Line:   19,
+						Column: 29,
+						Byte:   881,
 					},
 					End: ir.Pos{
-						Line:   18,
-						Column: 28,
-						Byte:   835,
+						Line:   19,
+						Column: 35,
+						Byte:   887,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -3158,14 +3296,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 61,
-						Byte:   912,
+						Byte:   964,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 70,
-						Byte:   921,
+						Byte:   973,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -3178,14 +3316,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   18,
-						Column: 37,
-						Byte:   844,
+						Line:   19,
+						Column: 44,
+						Byte:   896,
 					},
 					End: ir.Pos{
-						Line:   18,
-						Column: 43,
-						Byte:   850,
+						Line:   19,
+						Column: 50,
+						Byte:   902,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -3344,14 +3482,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 7,
-						Byte:   858,
+						Byte:   910,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 16,
-						Byte:   867,
+						Byte:   919,
 					},
 				},
 			},
@@ -3360,14 +3498,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 18,
-						Byte:   869,
+						Byte:   921,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 27,
-						Byte:   878,
+						Byte:   930,
 					},
 				},
 			},
@@ -3376,14 +3514,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 29,
-						Byte:   880,
+						Byte:   932,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 37,
-						Byte:   888,
+						Byte:   940,
 					},
 				},
 			},
@@ -3392,14 +3530,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 50,
-						Byte:   901,
+						Byte:   953,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 59,
-						Byte:   910,
+						Byte:   962,
 					},
 				},
 			},
@@ -3408,14 +3546,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 39,
-						Byte:   890,
+						Byte:   942,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 48,
-						Byte:   899,
+						Byte:   951,
 					},
 				},
 			},
@@ -3424,14 +3562,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 7,
-						Byte:   814,
+						Byte:   859,
 					},
 					End: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 13,
-						Byte:   820,
+						Byte:   865,
 					},
 				},
 			},
@@ -3440,14 +3578,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 15,
-						Byte:   822,
+						Byte:   867,
 					},
 					End: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 20,
-						Byte:   827,
+						Byte:   872,
 					},
 				},
 			},
@@ -3456,14 +3594,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   18,
-						Column: 30,
-						Byte:   837,
+						Line:   19,
+						Column: 37,
+						Byte:   889,
 					},
 					End: ir.Pos{
-						Line:   18,
-						Column: 35,
-						Byte:   842,
+						Line:   19,
+						Column: 42,
+						Byte:   894,
 					},
 				},
 			},
@@ -3472,14 +3610,30 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   20,
+						Line:   21,
 						Column: 7,
-						Byte:   929,
+						Byte:   981,
 					},
 					End: ir.Pos{
-						Line:   20,
+						Line:   21,
 						Column: 18,
-						Byte:   940,
+						Byte:   992,
+					},
+				},
+			},
+			{
+				Name: ".sl",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   19,
+						Column: 22,
+						Byte:   874,
+					},
+					End: ir.Pos{
+						Line:   19,
+						Column: 27,
+						Byte:   879,
 					},
 				},
 			},
@@ -3488,14 +3642,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   18,
-						Column: 22,
-						Byte:   829,
+						Line:   19,
+						Column: 29,
+						Byte:   881,
 					},
 					End: ir.Pos{
-						Line:   18,
-						Column: 28,
-						Byte:   835,
+						Line:   19,
+						Column: 35,
+						Byte:   887,
 					},
 				},
 			},
@@ -3504,14 +3658,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 61,
-						Byte:   912,
+						Byte:   964,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 70,
-						Byte:   921,
+						Byte:   973,
 					},
 				},
 			},
@@ -3520,14 +3674,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   18,
-						Column: 37,
-						Byte:   844,
+						Line:   19,
+						Column: 44,
+						Byte:   896,
 					},
 					End: ir.Pos{
-						Line:   18,
-						Column: 43,
-						Byte:   850,
+						Line:   19,
+						Column: 50,
+						Byte:   902,
 					},
 				},
 			},
@@ -3538,14 +3692,14 @@ func planWorkspace() *landlock.Plan {
 			Source: ir.Range{
 				Filename: "builtin:workspace.hcl",
 				Start: ir.Pos{
-					Line:   24,
+					Line:   25,
 					Column: 3,
-					Byte:   955,
+					Byte:   1007,
 				},
 				End: ir.Pos{
-					Line:   24,
+					Line:   25,
 					Column: 10,
-					Byte:   962,
+					Byte:   1014,
 				},
 			},
 		},
@@ -3603,6 +3757,11 @@ func planWorkspace() *landlock.Plan {
 				},
 				{
 					Path:   "{cwd}/.mcp.json",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{cwd}/.sl",
 					Rights: 13,
 					Why:    "read",
 				},
@@ -3672,6 +3831,11 @@ func planWorkspace() *landlock.Plan {
 					Why:    "read",
 				},
 				{
+					Path:   "{slash_tmp}/.sl",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
 					Path:   "{slash_tmp}/.svn",
 					Rights: 13,
 					Why:    "read",
@@ -3733,6 +3897,11 @@ func planWorkspace() *landlock.Plan {
 				},
 				{
 					Path:   "{tmpdir}/.mcp.json",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{tmpdir}/.sl",
 					Rights: 13,
 					Why:    "read",
 				},
@@ -3820,6 +3989,11 @@ func planWorkspace() *landlock.Plan {
 				},
 				{
 					Kind: "read-only",
+					Path: "{cwd}/.sl",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
 					Path: "{cwd}/.svn",
 					Why:  "read",
 				},
@@ -3880,6 +4054,11 @@ func planWorkspace() *landlock.Plan {
 				},
 				{
 					Kind: "read-only",
+					Path: "{slash_tmp}/.sl",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
 					Path: "{slash_tmp}/.svn",
 					Why:  "read",
 				},
@@ -3936,6 +4115,11 @@ func planWorkspace() *landlock.Plan {
 				{
 					Kind: "read-only",
 					Path: "{tmpdir}/.mcp.json",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{tmpdir}/.sl",
 					Why:  "read",
 				},
 				{
@@ -4064,14 +4248,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 7,
-						Byte:   858,
+						Byte:   910,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 16,
-						Byte:   867,
+						Byte:   919,
 					},
 				},
 				Level:     "supplementary",
@@ -4084,14 +4268,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 18,
-						Byte:   869,
+						Byte:   921,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 27,
-						Byte:   878,
+						Byte:   930,
 					},
 				},
 				Level:     "supplementary",
@@ -4104,14 +4288,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 29,
-						Byte:   880,
+						Byte:   932,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 37,
-						Byte:   888,
+						Byte:   940,
 					},
 				},
 				Level:     "supplementary",
@@ -4124,14 +4308,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 50,
-						Byte:   901,
+						Byte:   953,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 59,
-						Byte:   910,
+						Byte:   962,
 					},
 				},
 				Level:     "supplementary",
@@ -4144,14 +4328,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 39,
-						Byte:   890,
+						Byte:   942,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 48,
-						Byte:   899,
+						Byte:   951,
 					},
 				},
 				Level:     "supplementary",
@@ -4164,14 +4348,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 7,
-						Byte:   814,
+						Byte:   859,
 					},
 					End: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 13,
-						Byte:   820,
+						Byte:   865,
 					},
 				},
 				Level:     "supplementary",
@@ -4184,14 +4368,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 15,
-						Byte:   822,
+						Byte:   867,
 					},
 					End: ir.Pos{
-						Line:   18,
+						Line:   19,
 						Column: 20,
-						Byte:   827,
+						Byte:   872,
 					},
 				},
 				Level:     "supplementary",
@@ -4204,14 +4388,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   18,
-						Column: 30,
-						Byte:   837,
+						Line:   19,
+						Column: 37,
+						Byte:   889,
 					},
 					End: ir.Pos{
-						Line:   18,
-						Column: 35,
-						Byte:   842,
+						Line:   19,
+						Column: 42,
+						Byte:   894,
 					},
 				},
 				Level:     "supplementary",
@@ -4224,14 +4408,34 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   20,
+						Line:   21,
 						Column: 7,
-						Byte:   929,
+						Byte:   981,
 					},
 					End: ir.Pos{
-						Line:   20,
+						Line:   21,
 						Column: 18,
-						Byte:   940,
+						Byte:   992,
+					},
+				},
+				Level:     "supplementary",
+				Mechanism: "mount-namespace read-only bind",
+				Detail:    "Landlock alone would grant write here (rights are inherited from /{cwd}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{slash_tmp}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{tmpdir}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive)",
+				MinABI:    3,
+			},
+			{
+				Rule: "protect .sl",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   19,
+						Column: 22,
+						Byte:   874,
+					},
+					End: ir.Pos{
+						Line:   19,
+						Column: 27,
+						Byte:   879,
 					},
 				},
 				Level:     "supplementary",
@@ -4244,14 +4448,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   18,
-						Column: 22,
-						Byte:   829,
+						Line:   19,
+						Column: 29,
+						Byte:   881,
 					},
 					End: ir.Pos{
-						Line:   18,
-						Column: 28,
-						Byte:   835,
+						Line:   19,
+						Column: 35,
+						Byte:   887,
 					},
 				},
 				Level:     "supplementary",
@@ -4264,14 +4468,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 61,
-						Byte:   912,
+						Byte:   964,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   20,
 						Column: 70,
-						Byte:   921,
+						Byte:   973,
 					},
 				},
 				Level:     "supplementary",
@@ -4284,14 +4488,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   18,
-						Column: 37,
-						Byte:   844,
+						Line:   19,
+						Column: 44,
+						Byte:   896,
 					},
 					End: ir.Pos{
-						Line:   18,
-						Column: 43,
-						Byte:   850,
+						Line:   19,
+						Column: 50,
+						Byte:   902,
 					},
 				},
 				Level:     "supplementary",
@@ -4304,14 +4508,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   24,
+						Line:   25,
 						Column: 3,
-						Byte:   955,
+						Byte:   1007,
 					},
 					End: ir.Pos{
-						Line:   24,
+						Line:   25,
 						Column: 10,
-						Byte:   962,
+						Byte:   1014,
 					},
 				},
 				Level:     "supplementary",

@@ -36,7 +36,7 @@ func earlySandbox(t *testing.T, dir string) (*Sandbox, *Early) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, n := range []string{".git", ".hg", ".svn", ".jj", "HEAD", ".agents", ".claude", ".codex", ".gemini", ".cursor", ".vscode", ".mcp.json"} {
+	for _, n := range []string{".git", ".hg", ".sl", ".svn", ".jj", "HEAD", ".agents", ".claude", ".codex", ".gemini", ".cursor", ".vscode", ".mcp.json"} {
 		if err := os.Mkdir(dir+"/"+n, 0o755); err != nil {
 			t.Fatal(err)
 		}

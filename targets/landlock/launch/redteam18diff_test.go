@@ -365,7 +365,7 @@ func rt18Cat(a ...[]rt18Rule) []rt18Rule {
 // builtin/hcl (read = [root]; write = [cwd, tmpdir, slash_tmp]; protect).
 var (
 	rt18Workspace        = []rt18Rule{rt18R_("/"), rt18W_("{cwd}"), rt18W_("{tmpdir}"), rt18W_("/tmp")}
-	rt18WorkspaceProtect = []string{".git", ".hg", ".svn", ".jj", "HEAD", ".agents", ".claude", ".codex", ".gemini", ".cursor", ".vscode", ".mcp.json"}
+	rt18WorkspaceProtect = []string{".git", ".hg", ".sl", ".svn", ".jj", "HEAD", ".agents", ".claude", ".codex", ".gemini", ".cursor", ".vscode", ".mcp.json"}
 	// platform_defaults binds to these, those that exist (README "Base
 	// allowances").
 	rt18Platform = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc"}

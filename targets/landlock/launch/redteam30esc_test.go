@@ -19,6 +19,11 @@ package launch_test
 //     (TestRedTeam30EscMcpJson). Fixed: ".mcp.json" is a protected name of
 //     the built-in workspace profile (builtin/hcl/workspace.hcl): read-only
 //     where it exists, and refused by the supervisor where it is missing;
+//   - FINDING (fixed): likewise Sapling's repository directory, ".sl" (sl
+//     clone makes it, and sl prefers it to .hg), whose config holds hooks
+//     the host's sl runs: written where it existed, created where it was
+//     missing (TestRedTeam30EscSaplingRepo); ".sl" is now protected like
+//     ".hg";
 //   - held (TestRedTeam30EscHeld): a file-system-wide ioctl on a file the
 //     command may only read, which Landlock does not mediate (it is not a
 //     device ioctl): FS_IOC_SETFSLABEL on the host's root file system (a
@@ -130,6 +135,64 @@ try control "printf x > notes.txt"
 						if strings.EqualFold(e.Name(), ".mcp.json") && e.Name() != ".mcp.json" {
 							t.Errorf("HOLE: the command created %s", e.Name())
 						}
+					}
+				}
+			})
+		}
+	})
+}
+
+// TestRedTeam30EscSaplingRepo: FINDING (fixed), as root and as uid 65534.
+// The built-in workspace profile protects version control's metadata
+// (.git, .hg, .svn, .jj) but not Sapling's: "sl clone" (of a Sapling or a
+// Git repository) makes a ".sl" directory, whose "config" holds hooks
+// ("[hooks] precommit = ...") that the host's sl runs, as Mercurial runs
+// .hg/hgrc's. A command in the sandbox added a hook to an existing
+// .sl/config, and made a workspace without one a Sapling repository of its
+// own (sl prefers .sl to .hg), every time. Now .sl is a protected name:
+// read-only where it exists (EROFS, EBUSY), not creatable where missing
+// (EACCES). Control: a file beside it is written.
+func TestRedTeam30EscSaplingRepo(t *testing.T) {
+	const cfg = "[paths]\ndefault = https://example.invalid/repo\n"
+	asUser(t, func(t *testing.T, u user) {
+		for _, exists := range []bool{true, false} {
+			name := "missing"
+			if exists {
+				name = "existing"
+			}
+			t.Run(name, func(t *testing.T) {
+				f := newFixture(t, u)
+				if exists {
+					rt29Write(t, f.ws, u.uid, map[string]string{".sl/config": cfg, ".sl/requires": "store\n"})
+				}
+				script := `try() { if sh -c "$2" 2>/dev/null; then echo "$1=ok"; else echo "$1=fail"; fi; }
+try hook "printf '[hooks]\nprecommit = id > /tmp/pwned\n' >> .sl/config"
+try replace "mkdir -p x/.sl && printf '[hooks]\n' > x/.sl/config && rm -rf .sl; mv x/.sl .sl"
+try moveaway "mv .sl old.sl"
+try mkdir "mkdir .sl"
+try symlink "ln -s x .sl"
+try control "printf x > notes.txt"
+`
+				r := rtRun(t, rtOpts{u: u, env: []string{"HOME=" + f.home}, args: []string{"--cwd", f.ws, "--profile", "workspace", "--", "/bin/sh", "-c", script}})
+				if r.SbxError != "" {
+					t.Fatalf("sbx: %s (stderr %q)", r.SbxError, r.Stderr)
+				}
+				got := rt11Fields(r.Stdout)
+				for _, k := range []string{"hook", "replace", "moveaway", "mkdir", "symlink"} {
+					if got[k] != "fail" {
+						t.Errorf("HOLE: %s of .sl: %q, want a refusal (stdout %q)", k, got[k], r.Stdout)
+					}
+				}
+				if got["control"] != "ok" {
+					t.Errorf("control: notes.txt: %q (stdout %q, stderr %q)", got["control"], r.Stdout, r.Stderr)
+				}
+				b, err := os.ReadFile(filepath.Join(f.ws, ".sl", "config"))
+				switch {
+				case exists && (err != nil || string(b) != cfg):
+					t.Errorf("HOLE: the host's .sl/config is now %q (%v)", b, err)
+				case !exists:
+					if _, err := os.Lstat(filepath.Join(f.ws, ".sl")); err == nil {
+						t.Errorf("HOLE: the command made the workspace a Sapling repository (.sl/config %q)", b)
 					}
 				}
 			})
