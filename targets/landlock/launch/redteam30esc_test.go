@@ -31,16 +31,20 @@ package launch_test
 //     EPERM (its type, 0x94, is btrfs's, which the filter denies); socket
 //     ioctls that would hand the command a descriptor it has no right to:
 //     SIOCGSKNS (a descriptor of the socket's network namespace, the
-//     host's) and SIOCUNIXFILE
-//     (Linux 6.16: an O_PATH descriptor of the file a Unix socket's peer is
-//     bound to): EPERM, both need CAP_NET_ADMIN over the host's network
-//     namespace; a creation of a guarded name by a thread whose working
+//     host's) and SIOCUNIXFILE (Linux 6.16: an O_PATH descriptor of the
+//     file a Unix socket's peer is bound to): EPERM, both need
+//     CAP_NET_ADMIN over the host's network namespace; a creation of a guarded name by a thread whose working
 //     directory differs from its thread group's (a raw clone without
 //     CLONE_FS, so /proc/self/cwd and /proc/thread-self/cwd differ):
 //     "../.hg" from the thread's directory below the workspace is refused
 //     (EACCES), and an ordinary name is created in the thread's own
 //     directory, not the group leader's (the supervisor resolves relative
-//     paths from the calling thread's working directory).
+//     paths from the calling thread's working directory);
+//   - FINDING (fixed), in the library rather than through sbx run:
+//     launch.Sandbox.Spawn passed any socket given as a standard stream on
+//     to the command; a datagram socket sent anywhere, and a listening one
+//     accepted connections, under network none
+//     (TestRedTeam30EscSpawnSocketStdin, root only, in process).
 //
 //	go test -count=1 -run 'TestRedTeam30Esc' -v ./targets/landlock/launch
 
