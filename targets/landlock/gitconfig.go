@@ -158,12 +158,21 @@ func gitPathKey(name string) bool {
 // gitCommandKey reports whether git runs the variable's value as a shell
 // command (or a program) on the host, on its own or as part of an
 // ordinary operation: editors and pagers, the ssh and askpass programs,
-// diff, filter and merge drivers, credential helpers, signing programs,
-// and shell aliases.
+// diff, filter and merge drivers, credential helpers, signing programs
+// and the SSH signing key command, shell aliases, the upload-pack and
+// receive-pack of a remote (run locally for a remote on a path), the
+// git:// proxy, the alternate refs command, the pack-objects hook, a
+// submodule's update command, difftool and mergetool commands, trailer
+// commands, send-email's sendmail command, browsers and man viewers, and
+// config-based hooks (red team 30: all but the first group were left
+// writable, and the host's next fetch ran what the command wrote).
 func gitCommandKey(name, value string) bool {
 	switch name {
 	case "core.sshcommand", "core.editor", "core.pager", "core.askpass", "sequence.editor",
-		"diff.external", "credential.helper", "gpg.program", "interactive.difffilter":
+		"diff.external", "credential.helper", "gpg.program", "interactive.difffilter",
+		"core.gitproxy", "core.alternaterefscommand", "uploadpack.packobjectshook",
+		"sendemail.sendmailcmd", "sendemail.smtpserver", "sendemail.tocmd", "sendemail.cccmd",
+		"sendemail.headercmd":
 		return true
 	}
 	sec, key, _ := strings.Cut(name, ".")
@@ -180,11 +189,21 @@ func gitCommandKey(name, value string) bool {
 	case "credential":
 		return key == "helper"
 	case "gpg":
-		return key == "program"
+		return key == "program" || key == "defaultkeycommand"
 	case "pager":
 		return true
 	case "alias":
 		return strings.HasPrefix(value, "!")
+	case "remote":
+		return key == "uploadpack" || key == "receivepack"
+	case "difftool", "mergetool", "browser", "man":
+		return key == "cmd" || key == "path"
+	case "trailer":
+		return key == "cmd" || key == "command"
+	case "hook":
+		return key == "command"
+	case "submodule":
+		return key == "update" && strings.HasPrefix(value, "!")
 	}
 	return false
 }

@@ -63,6 +63,25 @@ func TestGitKeys(t *testing.T) {
 		{"alias.x", "!tools/x.sh", false, true},
 		{"alias.co", "checkout", false, false},
 		{"remote.origin.url", "../other", false, false},
+		// Red team 30: commands git runs that the first list left out.
+		{"remote.origin.uploadpack", "sh tools/up.sh", false, true},
+		{"remote.origin.receivepack", "", false, true},
+		{"core.gitproxy", "", false, true},
+		{"core.alternaterefscommand", "", false, true},
+		{"uploadpack.packobjectshook", "", false, true},
+		{"gpg.ssh.defaultkeycommand", "", false, true},
+		{"difftool.x.cmd", "", false, true},
+		{"mergetool.x.path", "", false, true},
+		{"mergetool.x.trustexitcode", "", false, false},
+		{"browser.x.cmd", "", false, true},
+		{"man.x.cmd", "", false, true},
+		{"trailer.sign.cmd", "", false, true},
+		{"trailer.sign.key", "", false, false},
+		{"sendemail.sendmailcmd", "", false, true},
+		{"hook.lint.command", "", false, true},
+		{"hook.lint.event", "", false, false},
+		{"submodule.lib.update", "!tools/sub.sh", false, true},
+		{"submodule.lib.update", "rebase", false, false},
 	} {
 		if got := gitPathKey(tc.name); got != tc.path {
 			t.Errorf("gitPathKey(%q) = %v, want %v", tc.name, got, tc.path)

@@ -40,6 +40,20 @@ package launch_test
 //     (EACCES), and an ordinary name is created in the thread's own
 //     directory, not the group leader's (the supervisor resolves relative
 //     paths from the calling thread's working directory);
+//   - FINDING (fixed): session 26's carve-outs for the scripts git
+//     configuration makes git run knew a first list of command-valued
+//     variables only; remote.*.uploadpack (run on every fetch from a
+//     remote on a path), core.gitProxy, gpg.*.defaultKeyCommand,
+//     core.alternateRefsCommand, submodule.*.update = !..., difftool,
+//     mergetool, trailer, send-email, browser and man commands and
+//     config-based hooks named scripts in the workspace that the command
+//     rewrote, and the host's next "git ls-remote origin" ran them
+//     (TestRedTeam30EscGitCommandKeys; targets/landlock gitCommandKey);
+//   - FINDING (fixed): nor did it read submodules' configuration
+//     (.git/modules/NAME/config): husky's core.hooksPath = .husky/_ in a
+//     submodule left sub/.husky/_ writable, and the host's next commit in
+//     the submodule ran the command's hook (TestRedTeam30EscSubmoduleHooks;
+//     targets/landlock gitSubmodules);
 //   - FINDING (fixed), in the library rather than through sbx run:
 //     launch.Sandbox.Spawn passed any socket given as a standard stream on
 //     to the command; a datagram socket sent anywhere, and a listening one
@@ -528,6 +542,222 @@ func TestRedTeam30EscSpawnSocketStdin(t *testing.T) {
 		out, err := rt30SpawnStdin(t, sb, dir, a, "/bin/sh", "-c", "read x; echo got=$x")
 		if err != nil || !strings.Contains(out, "got=hello") {
 			t.Errorf("control: a socketpair as standard input: %q, %v", out, err)
+		}
+	})
+}
+
+// rt30GitKeys are configuration variables git runs as a command (through
+// the shell, or as a program) in ordinary operations, each naming a
+// script in the working tree: the remote's upload-pack for a local
+// remote (fetch, pull, ls-remote), the proxy for git:// (fetch), the
+// difftool and mergetool commands, the SSH signing key command (every
+// signed commit), a submodule's update command (git submodule update),
+// the alternate refs command (fetch and push into the repository), a
+// trailer's command (commit --trailer, interpret-trailers), send-email's
+// sendmail command, a browser's and a man viewer's command (git help),
+// the pack-objects hook (serving fetches), and a config-based hook
+// (hook.NAME.command, Git 2.51).
+var rt30GitKeys = [][2]string{
+	{"remote.origin.uploadpack", "sh tools/up.sh"},
+	{"remote.origin.receivepack", "sh tools/recv.sh"},
+	{"core.gitProxy", "tools/proxy.sh"},
+	{"difftool.rt.cmd", "sh tools/diff.sh"},
+	{"mergetool.rt.cmd", "sh tools/merge.sh"},
+	{"gpg.ssh.defaultKeyCommand", "sh tools/key.sh"},
+	{"submodule.lib.update", "!sh tools/sub.sh"},
+	{"core.alternateRefsCommand", "sh tools/alt.sh"},
+	{"trailer.sign.cmd", "sh tools/trailer.sh"},
+	{"sendemail.sendmailCmd", "sh tools/mail.sh"},
+	{"browser.rt.cmd", "sh tools/browse.sh"},
+	{"man.rt.cmd", "sh tools/man.sh"},
+	{"uploadpack.packObjectsHook", "sh tools/pack.sh"},
+	{"hook.rt.command", "sh tools/hook.sh"},
+}
+
+// TestRedTeam30EscGitCommandKeys: FINDING (fixed), as root and as uid
+// 65534. Session 26 made what the protected repositories' configuration
+// sends git to inside a writable root read-only: hooks, includes, the
+// fsmonitor hook and the scripts of command-valued variables. Its list of
+// such variables left out many that git runs as commands in ordinary
+// operations (rt30GitKeys): a command in the sandbox rewrote every one of
+// those scripts, and the host's next "git ls-remote origin" (fetch, pull)
+// or fetch over git:// ran the command's code. Now each is read-only
+// (EROFS), as the variables session 26 listed. Control: without the
+// sandbox the writes succeed and the host's git runs the scripts.
+func TestRedTeam30EscGitCommandKeys(t *testing.T) {
+	rt12NeedGit(t)
+	asUser(t, func(t *testing.T, u user) {
+		setup := func() (f *fixture, repo, marker string) {
+			f = newFixture(t, u)
+			repo, marker = f.base+"/repo", f.base+"/git-marker"
+			rt12Repo(t, u, f.home, repo)
+			os.MkdirAll(repo+"/tools", 0o755)
+			for _, kv := range rt30GitKeys {
+				w := strings.Fields(strings.TrimPrefix(kv[1], "!"))
+				if err := os.WriteFile(repo+"/"+w[len(w)-1], []byte("#!/bin/sh\nexit 1\n"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if out, err := rt12Git(u, f.home, repo, "config", kv[0], kv[1]); err != nil {
+					t.Fatalf("git config %s: %v\n%s", kv[0], err, out)
+				}
+			}
+			if out, err := rt12Git(u, f.home, repo, "config", "remote.origin.url", repo); err != nil {
+				t.Fatalf("git config remote.origin.url: %v\n%s", err, out)
+			}
+			filepath.Walk(repo, func(p string, _ os.FileInfo, _ error) error { return os.Lchown(p, u.uid, u.uid) })
+			return f, repo, marker
+		}
+		script := func(marker string) string {
+			var b strings.Builder
+			b.WriteString(`t() { if sh -c "$2" 2>/dev/null; then echo "$1=ok"; else echo "$1=fail"; fi; }` + "\n")
+			for _, kv := range rt30GitKeys {
+				w := strings.Fields(strings.TrimPrefix(kv[1], "!"))
+				b.WriteString("t " + kv[0] + ` 'printf "#!/bin/sh\ntouch ` + marker + `\n" > ` + w[len(w)-1] + "'\n")
+			}
+			b.WriteString("t control 'echo data > README'\n")
+			return b.String()
+		}
+		// The host's git after the command: a fetch from the local
+		// remote and one over git:// run the upload-pack and proxy
+		// scripts.
+		hostGit := func(f *fixture, repo string) {
+			rt12Git(u, f.home, repo, "ls-remote", "origin")
+			rt12Git(u, f.home, repo, "ls-remote", "git://127.0.0.1:9/x")
+		}
+		// Control: without the sandbox.
+		f, repo, marker := setup()
+		ctl := rt12As(u, []string{"HOME=" + f.home}, "/bin/sh", "-c", script(marker))
+		ctl.Dir = repo
+		b, _ := ctl.CombinedOutput()
+		for _, l := range strings.Fields(string(b)) {
+			if !strings.HasSuffix(l, "=ok") {
+				t.Errorf("control (no sandbox): %s", l)
+			}
+		}
+		hostGit(f, repo)
+		if !fileExists(marker) {
+			t.Fatalf("control: the host's git did not run the scripts")
+		}
+		// In the sandbox.
+		f, repo, marker = setup()
+		r := rt12Run(t, u, f.home, nil, "workspace", repo, "/bin/sh", "-c", script(marker))
+		got := rt11Fields(r.Stdout)
+		for _, kv := range rt30GitKeys {
+			if got[kv[0]] != "fail" {
+				t.Errorf("HOLE: the script of %s = %s was rewritten: %q (stdout %q, stderr %q)", kv[0], kv[1], got[kv[0]], r.Stdout, r.Stderr)
+			}
+		}
+		if got["control"] != "ok" {
+			t.Errorf("control: README: %q (stdout %q, stderr %q)", got["control"], r.Stdout, r.Stderr)
+		}
+		hostGit(f, repo)
+		if fileExists(marker) {
+			t.Errorf("HOLE: the host's git ran code the sandboxed command planted")
+		}
+	})
+}
+
+// TestRedTeam30EscSubmoduleHooks: FINDING (fixed), as root and as uid
+// 65534. Session 26 reads the configuration of the repositories behind
+// protected names for what it sends git to in the working tree, but not
+// that of their submodules, whose git directories live in the protected
+// .git (.git/modules/NAME, read-only) while their working trees are
+// ordinary directories of the workspace: husky installed in a submodule
+// sets core.hooksPath = .husky/_ in .git/modules/sub/config, and the
+// hooks in sub/.husky/_ (gitignored: a planted one shows in no git status)
+// stayed writable; the host's next commit in the submodule ran the
+// command's hook, every time. Now each submodule's configuration is read
+// as the repository's (up to a bound), relative paths from the
+// submodule's working tree (its core.worktree): the hooks are read-only
+// (EROFS), the directory cannot be swapped (EBUSY). The submodule's git
+// link file (sub/.git, "gitdir: ../.git/modules/sub") is protected too:
+// rewritten to name a repository of the command's, it made that
+// repository the submodule's for the host's git (git status recurses into
+// submodules and runs its core.fsmonitor; a known limit until now):
+// EROFS, and sub cannot be renamed away (EBUSY). Control: without the
+// sandbox every attempt succeeds and the host's commit runs the planted
+// hook.
+func TestRedTeam30EscSubmoduleHooks(t *testing.T) {
+	rt12NeedGit(t)
+	asUser(t, func(t *testing.T, u user) {
+		setup := func() (f *fixture, repo, marker string) {
+			f = newFixture(t, u)
+			repo, marker = f.base+"/repo", f.base+"/git-marker"
+			src := f.base + "/subsrc"
+			rt12Repo(t, u, f.home, src)
+			rt12Repo(t, u, f.home, repo)
+			if out, err := rt12Git(u, f.home, repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", src, "sub"); err != nil {
+				t.Fatalf("git submodule add: %v\n%s", err, out)
+			}
+			if out, err := rt12Git(u, f.home, repo+"/sub", "config", "core.hooksPath", ".husky/_"); err != nil {
+				t.Fatalf("git config in the submodule: %v\n%s", err, out)
+			}
+			if _, err := os.Stat(repo + "/.git/modules/sub/config"); err != nil {
+				t.Fatalf("the submodule's git directory is not in .git/modules: %v", err)
+			}
+			os.MkdirAll(repo+"/sub/.husky/_", 0o755)
+			if err := os.WriteFile(repo+"/sub/.husky/_/pre-commit", []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			filepath.Walk(f.base, func(p string, _ os.FileInfo, _ error) error { return os.Lchown(p, u.uid, u.uid) })
+			return f, repo, marker
+		}
+		script := func(marker string, link bool) string {
+			sc := `t() { if e=$(sh -c "$2" 2>&1 >/dev/null); then echo "$1=ok"; else case "$e" in *"Read-only"*) echo "$1=EROFS";; *busy*) echo "$1=EBUSY";; *) echo "$1=denied";; esac; fi; }
+t hook-write 'printf "#!/bin/sh\ntouch ` + marker + `\n" > sub/.husky/_/pre-commit'
+t hooks-swap 'mv sub/.husky/_ sub/.husky/x && mkdir sub/.husky/_ && printf "#!/bin/sh\ntouch ` + marker + `\n" > sub/.husky/_/pre-commit && chmod +x sub/.husky/_/pre-commit'
+t control 'echo data > sub/README'
+`
+			if link {
+				// Last: each would make the submodule another one.
+				sc += `t gitfile-write 'printf "gitdir: ../evil\n" > sub/.git'
+t sub-rename 'mv sub sub2 && mkdir sub'
+`
+			}
+			return sc
+		}
+		hostCommit := func(f *fixture, repo string) {
+			os.WriteFile(repo+"/sub/new.txt", []byte("x\n"), 0o644)
+			os.Chown(repo+"/sub/new.txt", u.uid, u.uid)
+			rt12Git(u, f.home, repo+"/sub", "add", "new.txt")
+			rt12Git(u, f.home, repo+"/sub", "commit", "-qm", "after")
+		}
+		// Control: without the sandbox.
+		f, repo, marker := setup()
+		ctl := rt12As(u, []string{"HOME=" + f.home}, "/bin/sh", "-c", script(marker, false))
+		ctl.Dir = repo
+		b, _ := ctl.CombinedOutput()
+		for _, l := range strings.Fields(string(b)) {
+			if !strings.HasSuffix(l, "=ok") {
+				t.Errorf("control (no sandbox): %s", l)
+			}
+		}
+		hostCommit(f, repo)
+		if !fileExists(marker) {
+			t.Fatalf("control: the host's commit in the submodule did not run the planted hook")
+		}
+		f2, repo2, _ := setup()
+		ctl = rt12As(u, []string{"HOME=" + f2.home}, "/bin/sh", "-c", script(f2.base+"/m", true))
+		ctl.Dir = repo2
+		b, _ = ctl.CombinedOutput()
+		for _, l := range strings.Fields(string(b)) {
+			if !strings.HasSuffix(l, "=ok") {
+				t.Errorf("control (no sandbox): %s", l)
+			}
+		}
+		// In the sandbox.
+		f, repo, marker = setup()
+		r := rt12Run(t, u, f.home, nil, "workspace", repo, "/bin/sh", "-c", script(marker, true))
+		got := rt11Fields(r.Stdout)
+		want := map[string]string{"hook-write": "EROFS", "hooks-swap": "EBUSY", "gitfile-write": "EROFS", "sub-rename": "EBUSY", "control": "ok"}
+		for k, w := range want {
+			if got[k] != w {
+				t.Errorf("HOLE? %s=%q, want %s (stdout %q, stderr %q)", k, got[k], w, r.Stdout, r.Stderr)
+			}
+		}
+		hostCommit(f, repo)
+		if fileExists(marker) {
+			t.Errorf("HOLE: the host's commit in the submodule ran the hook the sandboxed command planted")
 		}
 	})
 }
