@@ -49,11 +49,13 @@ package launch_test
 //     config-based hooks named scripts in the workspace that the command
 //     rewrote, and the host's next "git ls-remote origin" ran them
 //     (TestRedTeam30EscGitCommandKeys; targets/landlock gitCommandKey);
-//   - FINDING (fixed): nor did it read submodules' configuration
+//   - FINDING (fixed in parallel by session 26, whose fix this branch
+//     took when rebased): nor did it read submodules' configuration
 //     (.git/modules/NAME/config): husky's core.hooksPath = .husky/_ in a
 //     submodule left sub/.husky/_ writable, and the host's next commit in
-//     the submodule ran the command's hook (TestRedTeam30EscSubmoduleHooks;
-//     targets/landlock gitSubmodules);
+//     the submodule ran the command's hook; the submodule's gitfile could
+//     be rewritten too (TestRedTeam30EscSubmoduleHooks; targets/landlock
+//     gitSubmodules);
 //   - FINDING (fixed), in the library rather than through sbx run:
 //     launch.Sandbox.Spawn passed any socket given as a standard stream on
 //     to the command; a datagram socket sent anywhere, and a listening one
@@ -666,15 +668,15 @@ func TestRedTeam30EscGitCommandKeys(t *testing.T) {
 // sets core.hooksPath = .husky/_ in .git/modules/sub/config, and the
 // hooks in sub/.husky/_ (gitignored: a planted one shows in no git status)
 // stayed writable; the host's next commit in the submodule ran the
-// command's hook, every time. Now each submodule's configuration is read
-// as the repository's (up to a bound), relative paths from the
-// submodule's working tree (its core.worktree): the hooks are read-only
+// command's hook, every time. Now (session 26's gitSubmodules, merged in
+// parallel) each checked-out submodule's configuration is read as the
+// repository's, relative paths from the submodule's working tree (its
+// core.worktree): the hooks are read-only
 // (EROFS), the directory cannot be swapped (EBUSY). The submodule's git
 // link file (sub/.git, "gitdir: ../.git/modules/sub") is protected too:
 // rewritten to name a repository of the command's, it made that
 // repository the submodule's for the host's git (git status recurses into
-// submodules and runs its core.fsmonitor; a known limit until now):
-// EROFS, and sub cannot be renamed away (EBUSY). Control: without the
+// submodules and runs its core.fsmonitor): EROFS, and sub cannot be renamed away (EBUSY). Control: without the
 // sandbox every attempt succeeds and the host's commit runs the planted
 // hook.
 func TestRedTeam30EscSubmoduleHooks(t *testing.T) {
