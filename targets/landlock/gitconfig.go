@@ -357,14 +357,15 @@ func gitConfigTargets(bd *ir.Bound, v View, repos []gitRepo, home string, getenv
 				// The program, and the script an interpreter is given, are
 				// run whatever they hold: missing, they are refused. Other
 				// words with a slash are protected where they exist.
-				run := true
-				for _, w := range strings.Fields(strings.TrimPrefix(e.value, "!")) {
-					w = strings.Trim(w, `'"`)
+				run := false
+				words, starts := gitWords(strings.TrimPrefix(e.value, "!"))
+				for i, w := range words {
+					run = run || starts[i]
 					does := ""
 					if run {
 						does = "run it"
 					}
-					if strings.Contains(w, "/") {
+					if strings.Contains(w, "/") && !strings.HasPrefix(w, "$") {
 						protect(src, expand(w, worktree), set(e, file), does)
 					}
 					run = gitInterpreter(filepath.Base(w))
@@ -525,4 +526,41 @@ func gitSubmodules(v View, repos []gitRepo) []gitRepo {
 		}
 	}
 	return out
+}
+
+// gitWords splits a command-valued variable into the words the shell
+// would run, quotes removed, and tells which start a command: the first,
+// and each after a separator (; | & ( ) { } or a backquote), where a
+// script's path follows as often as at the start ("!f() { ./x.sh; }; f",
+// "npm test && ./scripts/check.sh"). A separator is a word's end too
+// (red team 30: "sh tools/x.sh;" was taken for a file named "x.sh;",
+// which did not exist, and tools/x.sh stayed writable). A redirection's
+// file ends the word before it and starts none.
+func gitWords(v string) (words []string, starts []bool) {
+	start := true
+	var b strings.Builder
+	flush := func() {
+		if b.Len() > 0 {
+			words = append(words, b.String())
+			starts = append(starts, start)
+			start = false
+			b.Reset()
+		}
+	}
+	for _, r := range v {
+		switch {
+		case r == ' ' || r == '\t' || r == '\n' || r == '\r':
+			flush()
+		case strings.ContainsRune(";|&(){}`", r):
+			flush()
+			start = true
+		case r == '<' || r == '>':
+			flush()
+		case r == '\'' || r == '"':
+		default:
+			b.WriteRune(r)
+		}
+	}
+	flush()
+	return words, starts
 }

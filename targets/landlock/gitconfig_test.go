@@ -2,6 +2,7 @@ package landlock
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -88,6 +89,36 @@ func TestGitKeys(t *testing.T) {
 		}
 		if got := gitCommandKey(tc.name, tc.value); got != tc.command {
 			t.Errorf("gitCommandKey(%q, %q) = %v, want %v", tc.name, tc.value, got, tc.command)
+		}
+	}
+}
+
+// TestGitWords: the words of a command-valued variable and which start a
+// command (red team 30).
+func TestGitWords(t *testing.T) {
+	for _, tc := range []struct {
+		in     string
+		words  string
+		starts string
+	}{
+		{"sh tools/x.sh", "sh tools/x.sh", "10"},
+		{"sh tools/x.sh;", "sh tools/x.sh", "10"},
+		{"f() { ./x.sh \"$@\"; }; f", "f ./x.sh $@ f", "1101"},
+		{"npm test && ./scripts/check.sh", "npm test ./scripts/check.sh", "101"},
+		{"a|b", "a b", "11"},
+		{"git log >./out/log", "git log ./out/log", "100"},
+	} {
+		w, st := gitWords(tc.in)
+		var sb strings.Builder
+		for _, s := range st {
+			if s {
+				sb.WriteByte('1')
+			} else {
+				sb.WriteByte('0')
+			}
+		}
+		if got := strings.Join(w, " "); got != tc.words || sb.String() != tc.starts {
+			t.Errorf("gitWords(%q) = %q %s, want %q %s", tc.in, got, sb.String(), tc.words, tc.starts)
 		}
 	}
 }

@@ -558,22 +558,29 @@ func TestRedTeam30EscSpawnSocketStdin(t *testing.T) {
 // trailer's command (commit --trailer, interpret-trailers), send-email's
 // sendmail command, a browser's and a man viewer's command (git help),
 // the pack-objects hook (serving fetches), and a config-based hook
-// (hook.NAME.command, Git 2.51).
-var rt30GitKeys = [][2]string{
-	{"remote.origin.uploadpack", "sh tools/up.sh"},
-	{"remote.origin.receivepack", "sh tools/recv.sh"},
-	{"core.gitProxy", "tools/proxy.sh"},
-	{"difftool.rt.cmd", "sh tools/diff.sh"},
-	{"mergetool.rt.cmd", "sh tools/merge.sh"},
-	{"gpg.ssh.defaultKeyCommand", "sh tools/key.sh"},
-	{"submodule.lib.update", "!sh tools/sub.sh"},
-	{"core.alternateRefsCommand", "sh tools/alt.sh"},
-	{"trailer.sign.cmd", "sh tools/trailer.sh"},
-	{"sendemail.sendmailCmd", "sh tools/mail.sh"},
-	{"browser.rt.cmd", "sh tools/browse.sh"},
-	{"man.rt.cmd", "sh tools/man.sh"},
-	{"uploadpack.packObjectsHook", "sh tools/pack.sh"},
-	{"hook.rt.command", "sh tools/hook.sh"},
+// (hook.NAME.command, Git 2.51); and shell aliases whose script's path is
+// ended by a separator or follows one ("sh tools/chk.sh;", "f() {
+// true&&tools/run.sh|cat; }; f"), which session 26's word splitting (on
+// blanks only) took for other files.
+var rt30GitKeys = [][3]string{
+	{"remote.origin.uploadpack", "sh tools/up.sh", "tools/up.sh"},
+	{"remote.origin.receivepack", "sh tools/recv.sh", "tools/recv.sh"},
+	{"core.gitProxy", "tools/proxy.sh", "tools/proxy.sh"},
+	{"difftool.rt.cmd", "sh tools/diff.sh", "tools/diff.sh"},
+	{"mergetool.rt.cmd", "sh tools/merge.sh", "tools/merge.sh"},
+	{"gpg.ssh.defaultKeyCommand", "sh tools/key.sh", "tools/key.sh"},
+	{"submodule.lib.update", "!sh tools/sub.sh", "tools/sub.sh"},
+	{"core.alternateRefsCommand", "sh tools/alt.sh", "tools/alt.sh"},
+	{"trailer.sign.cmd", "sh tools/trailer.sh", "tools/trailer.sh"},
+	{"sendemail.sendmailCmd", "sh tools/mail.sh", "tools/mail.sh"},
+	{"browser.rt.cmd", "sh tools/browse.sh", "tools/browse.sh"},
+	{"man.rt.cmd", "sh tools/man.sh", "tools/man.sh"},
+	{"uploadpack.packObjectsHook", "sh tools/pack.sh", "tools/pack.sh"},
+	{"hook.rt.command", "sh tools/hook.sh", "tools/hook.sh"},
+	// Shell forms of a variable session 26 listed: a path ended by a
+	// separator, and one after a separator.
+	{"alias.chk", "!sh tools/chk.sh;", "tools/chk.sh"},
+	{"alias.run", "!f() { true&&tools/run.sh|cat; }; f", "tools/run.sh"},
 }
 
 // TestRedTeam30EscGitCommandKeys: FINDING (fixed), as root and as uid
@@ -595,8 +602,7 @@ func TestRedTeam30EscGitCommandKeys(t *testing.T) {
 			rt12Repo(t, u, f.home, repo)
 			os.MkdirAll(repo+"/tools", 0o755)
 			for _, kv := range rt30GitKeys {
-				w := strings.Fields(strings.TrimPrefix(kv[1], "!"))
-				if err := os.WriteFile(repo+"/"+w[len(w)-1], []byte("#!/bin/sh\nexit 1\n"), 0o755); err != nil {
+				if err := os.WriteFile(repo+"/"+kv[2], []byte("#!/bin/sh\nexit 1\n"), 0o755); err != nil {
 					t.Fatal(err)
 				}
 				if out, err := rt12Git(u, f.home, repo, "config", kv[0], kv[1]); err != nil {
@@ -613,8 +619,7 @@ func TestRedTeam30EscGitCommandKeys(t *testing.T) {
 			var b strings.Builder
 			b.WriteString(`t() { if sh -c "$2" 2>/dev/null; then echo "$1=ok"; else echo "$1=fail"; fi; }` + "\n")
 			for _, kv := range rt30GitKeys {
-				w := strings.Fields(strings.TrimPrefix(kv[1], "!"))
-				b.WriteString("t " + kv[0] + ` 'printf "#!/bin/sh\ntouch ` + marker + `\n" > ` + w[len(w)-1] + "'\n")
+				b.WriteString("t " + kv[0] + ` 'printf "#!/bin/sh\ntouch ` + marker + `\n" > ` + kv[2] + "'\n")
 			}
 			b.WriteString("t control 'echo data > README'\n")
 			return b.String()
