@@ -368,6 +368,14 @@ func gitConfigTargets(bd *ir.Bound, v View, repos []gitRepo, home string, getenv
 					if strings.Contains(w, "/") && !strings.HasPrefix(w, "$") {
 						protect(src, expand(w, worktree), set(e, file), does)
 					}
+					// An option's value ("-o ProxyCommand=tools/p.sh",
+					// "--exec=./x"): ssh runs a ProxyCommand on every
+					// connection (red team 30: left writable, the host's
+					// next fetch over ssh would have run it). Protected
+					// where it exists.
+					if _, val, ok := strings.Cut(w, "="); ok && strings.Contains(val, "/") && !strings.HasPrefix(val, "$") {
+						protect(src, expand(val, worktree), set(e, file), "")
+					}
 					run = gitInterpreter(filepath.Base(w))
 				}
 			}

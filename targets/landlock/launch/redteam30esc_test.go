@@ -581,6 +581,8 @@ var rt30GitKeys = [][3]string{
 	// separator, and one after a separator.
 	{"alias.chk", "!sh tools/chk.sh;", "tools/chk.sh"},
 	{"alias.run", "!f() { true&&tools/run.sh|cat; }; f", "tools/run.sh"},
+	// An option's value: ssh runs the ProxyCommand on every connection.
+	{"core.sshCommand", "ssh -o ProxyCommand=tools/pc.sh", "tools/pc.sh"},
 }
 
 // TestRedTeam30EscGitCommandKeys: FINDING (fixed), as root and as uid
