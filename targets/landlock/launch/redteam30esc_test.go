@@ -47,8 +47,11 @@ package launch_test
 //     core.alternateRefsCommand, submodule.*.update = !..., difftool,
 //     mergetool, trailer, send-email, browser and man commands and
 //     config-based hooks named scripts in the workspace that the command
-//     rewrote, and the host's next "git ls-remote origin" ran them
-//     (TestRedTeam30EscGitCommandKeys; targets/landlock gitCommandKey);
+//     rewrote, and the host's next "git ls-remote origin" ran them; and
+//     its word splitting (blanks only) missed "sh tools/x.sh;", paths
+//     after && or |, and option values ("ssh -o ProxyCommand=tools/p.sh")
+//     (TestRedTeam30EscGitCommandKeys; targets/landlock gitCommandKey,
+//     gitWords);
 //   - FINDING (fixed in parallel by session 26, whose fix this branch
 //     took when rebased): nor did it read submodules' configuration
 //     (.git/modules/NAME/config): husky's core.hooksPath = .husky/_ in a
