@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/sbx-dev/sbx/internal/procns"
 )
 
 // cgroupPrefix starts the name of every cgroup the executor creates:
@@ -172,7 +174,15 @@ func newCgroup() (*cgroup, error) {
 	if err != nil {
 		return nil, err
 	}
-	self := os.Getpid()
+	// The owner is named as /proc shows it, which is how a later run
+	// (cleanupLeftovers) looks it up: where /proc belongs to an ancestor
+	// PID namespace (sbx run nested in a danger-full-access run),
+	// getpid's id is another process's there (red team 30: a nested run
+	// named its live cgroup after an unrelated host process, and the
+	// next cgroup run on the host, that process gone, killed the run's
+	// command; one with pid 1 was named after the host's init, and its
+	// leftovers were never removed).
+	self := procns.Self()
 	start, err := procStartTime(self)
 	if err != nil {
 		return nil, fmt.Errorf("reading own start time: %w", err)
@@ -242,7 +252,9 @@ func killListed(dir string) {
 		if err != nil || pid <= 0 {
 			continue
 		}
-		if st, err := readProcStat(pid); err != nil || st.state != 'Z' {
+		// cgroup.procs lists this process's ids; /proc may show others
+		// (procns).
+		if st, err := readProcStat(procns.Proc(pid)); err != nil || st.state != 'Z' {
 			continue
 		}
 		fd, err := unix.PidfdOpen(pid, 0)

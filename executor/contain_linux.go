@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/sbx-dev/sbx/internal/procns"
 	"github.com/sbx-dev/sbx/internal/procthread"
 )
 
@@ -79,6 +80,11 @@ type linuxContainer struct {
 	token  string
 	p      *process
 	pid    int
+	// procPid is the leader as /proc shows it (procns): pid, but where
+	// /proc belongs to an ancestor PID namespace (sbx run nested in a
+	// danger-full-access run), the ancestor's id. Set for process-group
+	// containment, whose sweep reads /proc.
+	procPid int
 	// killed holds the stragglers process-group containment killed, to
 	// be reaped: each pid with its start time, which tells the process
 	// from one that took the pid once it was reaped (red team 29: by pid
@@ -225,6 +231,9 @@ func (c *linuxContainer) prepare(cmd *exec.Cmd) error {
 func (c *linuxContainer) started(p *process) error {
 	c.p = p
 	c.pid = p.pid
+	if c.k == ContainmentProcessGroup {
+		c.procPid = procns.Proc(p.pid)
+	}
 	if c.cg != nil {
 		c.cg.closeFD()
 	}
@@ -340,10 +349,12 @@ func reapCgroupOrphans(dir string, leader int) {
 	if _, _, e := unix.Syscall6(unix.SYS_PRCTL, unix.PR_GET_CHILD_SUBREAPER, uintptr(unsafe.Pointer(&flag)), 0, 0, 0, 0); e == 0 && flag == 0 {
 		return // not a subreaper: orphans go to another reaper
 	}
-	self := os.Getpid()
+	// /proc's ids, which are not this process's where /proc belongs to an
+	// ancestor PID namespace (procns).
+	self := procns.Self()
 	name := "/" + filepath.Base(dir)
 	eachProcess(func(pid int, st procStat) {
-		if pid == leader || st.state != 'Z' || st.ppid != self {
+		if st.state != 'Z' || st.ppid != self || procns.Own(pid) == leader {
 			return
 		}
 		cg, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cgroup")
@@ -352,7 +363,7 @@ func reapCgroupOrphans(dir string, leader int) {
 		}
 		for _, line := range strings.Split(string(cg), "\n") {
 			if p, ok := strings.CutPrefix(line, "0::"); ok && (strings.HasSuffix(p, name) || strings.Contains(p, name+"/")) {
-				reapZombie(pid)
+				reapZombie(procns.Own(pid))
 			}
 		}
 	})
@@ -360,7 +371,7 @@ func reapCgroupOrphans(dir string, leader int) {
 
 // eachProcess calls fn with every process in /proc but this one and its
 // parsed stat line (processes that are gone by the time it is read are
-// skipped).
+// skipped). The ids are /proc's (see procns).
 func eachProcess(fn func(pid int, st procStat)) {
 	d, err := os.Open("/proc")
 	if err != nil {
@@ -368,7 +379,7 @@ func eachProcess(fn func(pid int, st procStat)) {
 	}
 	names, _ := d.Readdirnames(-1)
 	d.Close()
-	self := os.Getpid()
+	self := procns.Self()
 	for _, n := range names {
 		pid, err := strconv.Atoi(n)
 		if err != nil || pid == self {
@@ -383,6 +394,9 @@ func eachProcess(fn func(pid int, st procStat)) {
 // reapZombie collects the exit status of pid, a zombie child of this process,
 // without waiting.
 func reapZombie(pid int) {
+	if pid <= 0 {
+		return // gone (procns.Own found no such process)
+	}
 	var ws syscall.WaitStatus
 	syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
 }
@@ -394,10 +408,21 @@ func reapZombie(pid int) {
 // the session before it died cannot be attributed to the command any more;
 // it stays until this process exits.)
 func (c *linuxContainer) killStragglers() (alive int) {
-	self := os.Getpid()
+	// /proc's ids throughout: the leader's, this process's, the groups',
+	// sessions' and parents' in /proc/PID/stat. Where /proc belongs to an
+	// ancestor PID namespace they are not the ids kill and wait take (red
+	// team 30: a setsid'd straggler of an sbx run nested in a
+	// danger-full-access run was "killed" by a host pid that named
+	// nothing there, counted alive at every pass, and survived the run,
+	// which ended in the 10 s bound with 125).
+	self := procns.Self()
+	leader := c.procPid
+	if leader == 0 {
+		leader = c.pid
+	}
 	needle := []byte(tokenVar + "=" + c.token + "\x00")
 	eachProcess(func(pid int, st procStat) {
-		if pid == c.pid {
+		if pid == leader {
 			return
 		}
 		// The state is the main thread's: a process whose main thread
@@ -412,19 +437,21 @@ func (c *linuxContainer) killStragglers() (alive int) {
 			} else {
 				// Orphans of the command were reparented to this process
 				// (the subreaper): reap those known to be the command's.
-				if st.ppid == self && (c.wasKilled(pid, st) || st.pgrp == c.pid || st.session == c.pid) {
-					reapZombie(pid)
+				if st.ppid == self && (c.wasKilled(pid, st) || st.pgrp == leader || st.session == leader) {
+					reapZombie(procns.Own(pid))
 				}
 				return
 			}
 		}
-		mine := st.pgrp == c.pid || st.session == c.pid || c.wasKilled(pid, st)
+		mine := st.pgrp == leader || st.session == leader || c.wasKilled(pid, st)
 		if !mine {
 			env, err := os.ReadFile(environ)
 			mine = err == nil && bytes.Contains(env, needle)
 		}
 		if mine {
-			syscall.Kill(pid, syscall.SIGKILL)
+			if own := procns.Own(pid); own > 0 {
+				syscall.Kill(own, syscall.SIGKILL)
+			}
 			c.killed[pid] = st.startTime
 			alive++
 		}

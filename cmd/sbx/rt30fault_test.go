@@ -1,0 +1,406 @@
+//go:build linux && amd64
+
+package main
+
+// Red team 30, fault battery for sbx run: what the earlier batteries
+// (TestRT20* to TestRT29*, testdata/script/sbx_*.txtar, executor's
+// redteam8/16/24/28/29 and rt27embed, targets/landlock/launch's fault
+// tests) did not try, checked against the README's "Running commands:
+// sbx" section and "Known limits". The class this pass found faults in:
+// sbx run nested in sbx run, where the inner sbx sees a /proc that
+// belongs to another PID namespace. Without a sandbox
+// (danger-full-access) the outer run's command is PID 1 of a PID
+// namespace of its own, but /proc is the host's (no mount namespace is
+// made: that would cost every run its start-up), so /proc shows the
+// host's pids, not the ones getpid, kill and wait use there.
+//
+// FINDINGS (each test failed on the code it was written against):
+//
+//   - TestRedTeam30FaultNestedProcessGroup (fixed, executor/contain_linux.go,
+//     internal/procns): process-group containment's sweep compares the
+//     process group and session of every process /proc lists with the
+//     leader's pid, and kills and reaps by /proc's pid. In a nested run
+//     /proc's pids are the host's: a setsid'd process carrying the run's
+//     token was found, "killed" by a pid that named nothing (or another
+//     process of the outer run) and counted alive at every pass: sbx
+//     waited the 10 s cleanup bound, exited 125 ("processes of the
+//     command's session survive") and the process survived the run.
+//   - TestRedTeam30FaultNestedCgroupOwner (fixed, executor/cgroup_linux.go):
+//     a cgroup run names its cgroup sbx-<pid>-<start>-<random> so that a
+//     later cgroup run can tell a leftover of a SIGKILLed sbx (owner
+//     gone) from a live one; the pid was getpid's and the start time
+//     read from /proc/<that pid>, the host's process of that number. A
+//     nested sbx thus named its live cgroup after an unrelated host
+//     process: once that process ended, the next cgroup run on the host
+//     took the live run's cgroup for a leftover and killed its command
+//     (SIGKILL, exit 137, in the middle of the run); and a nested sbx
+//     with pid 1 was named after the host's init, so its leftovers were
+//     never removed. The owner is now named as /proc shows it.
+//   - TestRedTeam30FaultNestedJobControl (fixed, cmd/sbx/jobtree_linux.go):
+//     ^Z to a nested sbx stops every process of the run by walking /proc
+//     for sbx's descendants; with the host's /proc it looked for the
+//     descendants of the host process whose pid is sbx's in its
+//     namespace, and signalled what it found by that number in sbx's own
+//     namespace: the command's processes that had left its process group
+//     ran on while the job was reported stopped.
+//
+//	go test -count=1 -run TestRedTeam30Fault -v ./cmd/sbx
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// rt30Fifo makes a FIFO in dir: a command that reads it (cat) waits until
+// the test calls the release function returned. The test holds a writer
+// from the start (an O_RDWR open never blocks), so that a reader that
+// opens it before the release does not wait in its open; the release
+// closes it (that reader's EOF) and opens it once more for writing, for
+// a reader that opens it after the release (that open waits for a
+// writer), and closes it again.
+func rt30Fifo(t *testing.T, dir, name string) (string, func()) {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := unix.Mkfifo(p, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(p, 0o666)
+	f, err := os.OpenFile(p, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	released := false
+	t.Cleanup(func() {
+		f.Close()
+		if released {
+			// A release's writer still waiting for a reader goes on.
+			if r, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
+				r.Close()
+			}
+		}
+	})
+	return p, func() {
+		released = true
+		f.Close()
+		go func() {
+			if w, err := os.OpenFile(p, os.O_WRONLY, 0); err == nil {
+				w.Close()
+			}
+		}()
+	}
+}
+
+// rt30Outer starts sbx (the outer run, danger-full-access: its command is
+// PID 1 of a PID namespace of its own, with the host's /proc) running
+// script under sh, in terminal mode; the command's stdout is returned
+// for reading line by line. attr, when set, gives the credentials.
+func rt30Outer(t *testing.T, sbx, dir string, attr *syscall.SysProcAttr, env []string, script string) (*exec.Cmd, *bufio.Reader) {
+	t.Helper()
+	cmd := exec.Command(sbx, "run", "--profile", "danger-full-access", "--timeout", "60s", "--", "sh", "-c", script)
+	cmd.Dir = dir
+	cmd.Env = env
+	cmd.SysProcAttr = attr
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	return cmd, bufio.NewReader(out)
+}
+
+// rt30Until reads lines until one starts with prefix and returns the rest
+// of it.
+func rt30Until(t *testing.T, r *bufio.Reader, prefix string) string {
+	t.Helper()
+	for {
+		line, err := r.ReadString('\n')
+		if v, ok := strings.CutPrefix(line, prefix); ok {
+			return strings.TrimSuffix(v, "\n")
+		}
+		if err != nil {
+			t.Fatalf("no line %q: %v", prefix, err)
+		}
+	}
+}
+
+// rt30Result is the part of a --json result the tests read.
+type rt30Result struct {
+	ExitCode   int     `json:"exit_code"`
+	Signal     *string `json:"signal"`
+	Cancelled  bool    `json:"cancelled"`
+	TimedOut   bool    `json:"timed_out"`
+	DurationMS int64   `json:"duration_ms"`
+	SbxError   string  `json:"sbx_error"`
+	Stdout     string  `json:"stdout"`
+}
+
+// TestRedTeam30FaultNestedProcessGroup: DEFECT (fixed). README,
+// process-group containment: sbx "kills the command's process group, its
+// session and every process carrying the run's SBX_CONTAINMENT_TOKEN";
+// a command that starts a setsid'd child (which keeps the token) and
+// exits ends at once, child killed. So too for an sbx that runs in the
+// command of another (danger-full-access), whose /proc shows the host's
+// pids: before the fix the child survived, and sbx waited 10 s and
+// exited 125. As root, and as uid 65534 (user and PID namespaces).
+func TestRedTeam30FaultNestedProcessGroup(t *testing.T) {
+	rt30AsBoth(t, func(t *testing.T, sbx, dir string, attr *syscall.SysProcAttr) {
+		tok := rt20Token(t)
+		defer rt20KillMarked(tok)
+		defer rt30KillArgvMarked("rt30-" + tok)
+		_, release := rt30Fifo(t, dir, "gate")
+		// The inner command: a setsid'd child with the token, which writes
+		// its pid once it has its own session; the leader exits when it
+		// has. The outer command prints the inner's result and exit status
+		// and waits at the FIFO, so that the test looks for survivors
+		// while the outer namespace (whose end would kill them) lives.
+		// A second one stays in the leader's session but leaves its
+		// process group and clears its environment (token included):
+		// found by its session, which /proc shows as the host's id.
+		inner := `setsid sh -c 'echo $$ > child; exec sleep 1000' & ` +
+			`env -i /usr/bin/perl -e 'setpgrp(0, 0); open(F, ">grp"); print F $$; close F; sleep 1000' rt30-` + tok + ` & ` +
+			`while ! [ -s child ] || ! [ -s grp ]; do :; done; echo leader-done`
+		script := fmt.Sprintf(`%s run --json --profile danger-full-access --containment process-group --timeout 60s -- env RT20_TOKEN=%s sh -c %q > inner.json; echo "inner=$?"; cat gate`, sbx, tok, inner)
+		start := time.Now()
+		outer, r := rt30Outer(t, sbx, dir, attr, os.Environ(), script)
+		status := rt30Until(t, r, "inner=")
+		took := time.Since(start)
+		alive := append(rt20Marked(tok), rt30ArgvMarked("rt30-"+tok)...)
+		release()
+		outer.Wait()
+		b, _ := os.ReadFile(filepath.Join(dir, "inner.json"))
+		var res rt30Result
+		if err := json.Unmarshal(b, &res); err != nil {
+			t.Fatalf("inner result %q: %v", b, err)
+		}
+		if status != "0" || res.ExitCode != 0 || res.SbxError != "" || !strings.Contains(res.Stdout, "leader-done") {
+			t.Errorf("nested process-group run: status %s, result %+v, want 0 and the command's output", status, res)
+		}
+		if len(alive) != 0 {
+			t.Errorf("processes of the nested run alive after it returned: %v", alive)
+		}
+		if took > 8*time.Second {
+			t.Errorf("the nested run took %v (the cleanup's 10 s bound?)", took)
+		}
+	})
+}
+
+// rt30ArgvMarked returns the live processes with marker as an argument
+// (those whose environment was cleared).
+func rt30ArgvMarked(marker string) []int {
+	var pids []int
+	names, _ := filepath.Glob("/proc/[0-9]*")
+	for _, dir := range names {
+		pid, err := strconv.Atoi(filepath.Base(dir))
+		if err != nil {
+			continue
+		}
+		if st, ok := rt20State(pid); !ok || st == 'Z' || st == 'X' {
+			continue
+		}
+		cl, err := os.ReadFile(dir + "/cmdline")
+		if err == nil && slices.Contains(strings.Split(string(cl), "\x00"), marker) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// rt30KillArgvMarked kills what a failed test left behind.
+func rt30KillArgvMarked(marker string) {
+	for _, pid := range rt30ArgvMarked(marker) {
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+}
+
+// rt30AsBoth runs f as root and as uid 65534 (with a copy of sbx that uid
+// may run, and a working directory it may write).
+func rt30AsBoth(t *testing.T, f func(t *testing.T, sbx, dir string, attr *syscall.SysProcAttr)) {
+	if os.Getuid() != 0 {
+		t.Skip("needs root (and uid 65534)")
+	}
+	t.Run("root", func(t *testing.T) {
+		dir, err := os.MkdirTemp("", "rt30fault-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer os.RemoveAll(dir)
+		f(t, rt20Sbx(t), dir, nil)
+	})
+	t.Run("nobody", func(t *testing.T) {
+		sbx, dir, attr := rt22Nobody(t)
+		f(t, sbx, dir, attr)
+	})
+}
+
+// rt30CgroupUsable reports whether cgroup containment works here.
+func rt30CgroupUsable(t *testing.T) bool {
+	return exec.Command(rt20Sbx(t), "run", "--profile", "danger-full-access", "--containment", "cgroup", "--", "true").Run() == nil
+}
+
+// TestRedTeam30FaultNestedCgroupOwner: DEFECT (fixed). README: under cgroup
+// containment, "if sbx is SIGKILLed ... the rest of the cgroup is killed
+// and removed when the next run using cgroup containment starts"; the
+// cgroup of a live run is its own. A nested sbx (in the command of a
+// danger-full-access run, as root) whose pid in its namespace is the pid
+// of an unrelated host process named its cgroup after that process;
+// when it ended, the next cgroup run on the host killed the live nested
+// run's command. The test makes the collision certain: the host process
+// is the test's own, and the outer command sets its namespace's
+// ns_last_pid so that the inner sbx gets that pid.
+func TestRedTeam30FaultNestedCgroupOwner(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("needs root (cgroups, ns_last_pid)")
+	}
+	if !rt30CgroupUsable(t) {
+		t.Skip("cgroup containment unavailable here")
+	}
+	sbx := rt20Sbx(t)
+	dir, err := os.MkdirTemp("", "rt30fault-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	gate, release := rt30Fifo(t, dir, "gate")
+	// The host process whose pid the nested sbx gets in its namespace.
+	host := exec.Command("sleep", "1000")
+	if err := host.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer host.Process.Kill()
+	hp := host.Process.Pid
+	// The outer command makes its next child's pid hp: that child is the
+	// nested sbx, whose command reports its parent's pid, says "ready"
+	// and waits at the FIFO.
+	script := fmt.Sprintf(`echo %d > /proc/sys/kernel/ns_last_pid; %s run --profile danger-full-access --containment cgroup --timeout 60s -- sh -c 'echo "pid=$PPID"; echo ready; cat %s; echo finished'; echo "inner=$?"`,
+		hp-1, sbx, gate)
+	outer, r := rt30Outer(t, sbx, dir, nil, os.Environ(), script)
+	if got := rt30Until(t, r, "pid="); got != strconv.Itoa(hp) {
+		t.Skipf("ns_last_pid did not give the nested sbx the pid asked for (%s, want %d)", got, hp)
+	}
+	rt30Until(t, r, "ready")
+	// The host process ends; then a cgroup run starts on the host (its
+	// start removes the leftovers of runs whose owner is gone).
+	host.Process.Kill()
+	host.Wait()
+	if out, err := exec.Command(sbx, "run", "--profile", "danger-full-access", "--containment", "cgroup", "--", "true").CombinedOutput(); err != nil {
+		t.Fatalf("host cgroup run: %v\n%s", err, out)
+	}
+	release()
+	rest := rt30Until(t, r, "inner=")
+	outer.Wait()
+	if rest != "0" {
+		t.Errorf("the nested cgroup run ended with %s, want 0: its live cgroup was taken for a leftover and killed", rest)
+	}
+}
+
+// TestRedTeam30FaultNestedJobControl: DEFECT (fixed). README, job control:
+// a SIGTSTP to sbx "stops the command's whole tree with it" (through a
+// pidfd of the leader, and then every other process of the run: "sbx's
+// descendants ... each signalled through a pidfd after its start time is
+// checked"), and the SIGCONT that resumes sbx resumes the tree. So too
+// for an sbx that is the command of a danger-full-access run (its /proc
+// the host's): before the fix the processes of the tree that had left
+// the command's process group (setsid, a double fork) ran on.
+func TestRedTeam30FaultNestedJobControl(t *testing.T) {
+	inner := [][]string{
+		{"--profile", "danger-full-access"},
+		{"--profile", "danger-full-access", "--containment", "process-group"},
+	}
+	if os.Getuid() == 0 && rt30CgroupUsable(t) {
+		inner = append(inner, []string{"--profile", "danger-full-access", "--containment", "cgroup"})
+	}
+	sbx := rt20Sbx(t)
+	for _, c := range inner {
+		t.Run(strings.Join(c[1:], " "), func(t *testing.T) {
+			tok := rt20Token(t)
+			defer rt20KillMarked(tok)
+			// The outer command (PID 1 of its namespace) starts the nested
+			// sbx, which runs rt20's tree with --events, as its second
+			// child: pid 3 there, which the host's /proc shows as a kernel
+			// thread. (Not PID 1: an init cannot stop itself.)
+			nestedArgv := append(append([]string{"env", "RT20_TOKEN=" + tok, sbx, "run", "--events", "--timeout", "60s"}, c...), "--")
+			nestedArgv = append(nestedArgv, rt20TreeArgv(tok)...)
+			var quoted []string
+			for _, a := range nestedArgv {
+				quoted = append(quoted, "'"+strings.ReplaceAll(a, "'", `'\''`)+"'")
+			}
+			cmd, out, _ := rt20Start(t, "run", "--profile", "danger-full-access", "--timeout", "60s", "--",
+				"sh", "-c", "true & wait; "+strings.Join(quoted, " "))
+			rt20UntilReady(t, out)
+			rt20Wait(t, "the tree", func() bool { return len(rt20Marked(tok)) >= rt20TreeSize+1 })
+			// The nested sbx: the outer command's child running sbx (the
+			// tree's orphans are its children too under cgroup
+			// containment).
+			var kids []int
+			if sh := rt29Children(cmd.Process.Pid); len(sh) == 1 {
+				for _, pid := range rt29Children(sh[0]) {
+					if cl, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline"); strings.HasPrefix(string(cl), sbx+"\x00run\x00") {
+						kids = append(kids, pid)
+					}
+				}
+			}
+			if len(kids) != 1 {
+				t.Fatalf("the outer command's sbx children: %v, want the nested sbx alone", kids)
+			}
+			nested := kids[0]
+			all := func(state byte) func() bool {
+				return func() bool {
+					for _, pid := range rt20Marked(tok) {
+						if st, ok := rt20State(pid); ok && st != state {
+							return false
+						}
+					}
+					return true
+				}
+			}
+			syscall.Kill(nested, syscall.SIGTSTP)
+			rt20Wait(t, "the nested sbx stopped", func() bool { st, _ := rt20State(nested); return st == 'T' })
+			// Every process of the run stops (a stop is taken by its
+			// target asynchronously: polled until the deadline).
+			var running []string
+			for deadline := time.Now().Add(5 * time.Second); ; {
+				running = running[:0]
+				for _, pid := range rt20Marked(tok) {
+					if st, ok := rt20State(pid); ok && st != 'T' {
+						cl, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+						running = append(running, fmt.Sprintf("%d %c %q", pid, st, cl))
+					}
+				}
+				if len(running) == 0 || time.Now().After(deadline) {
+					break
+				}
+				time.Sleep(2 * time.Millisecond) // polling the condition, not waiting for it to happen
+			}
+			if len(running) > 0 {
+				t.Errorf("the nested sbx stopped, but processes of its run were not: %v", running)
+			}
+			syscall.Kill(nested, syscall.SIGCONT)
+			rt20Wait(t, "every process of the tree resumed", all('S'))
+			syscall.Kill(nested, syscall.SIGTERM)
+			rt20LastExit(t, out)
+			cmd.Wait()
+			if left := rt20Marked(tok); len(left) > 0 {
+				t.Errorf("%d process(es) outlive sbx: %v", len(left), left)
+			}
+		})
+	}
+}
