@@ -333,17 +333,23 @@ func (c *cgroup) destroy() error {
 	return removeCgroup(c.dir)
 }
 
-// cleanupLeftovers kills and removes the cgroups of earlier runs whose
-// executor process is gone (it was killed before it could clean up). It is
-// best effort: cgroups that cannot be listed or written are left alone.
-func cleanupLeftovers() {
+// cleanupLeftovers kills the cgroups of earlier runs whose executor
+// process is gone (it was killed before it could clean up) and removes
+// those already empty; it returns the others, killed but not yet empty,
+// for removeLeftovers once the run has ended. It does not wait for them:
+// a process that cannot die (uninterruptible sleep: a FUSE server that
+// does not answer) kept its leftover populated, and every later cgroup
+// run waited 2 s for it before starting its command (red team 30). It
+// is best effort: cgroups that cannot be listed or written are left
+// alone.
+func cleanupLeftovers() (pending []string) {
 	parent, err := ownCgroupDir()
 	if err != nil {
-		return
+		return nil
 	}
 	entries, err := os.ReadDir(parent)
 	if err != nil {
-		return
+		return nil
 	}
 	for _, e := range entries {
 		name := e.Name()
@@ -366,8 +372,30 @@ func cleanupLeftovers() {
 		if killCgroup(dir) != nil {
 			continue
 		}
-		if waitEmpty(dir, 2*time.Second) == nil {
-			removeCgroup(dir)
+		if !removeIfEmpty(dir) {
+			pending = append(pending, dir)
 		}
 	}
+	return pending
+}
+
+// removeLeftovers removes the leftovers cleanupLeftovers killed that
+// have emptied since; those still populated stay for a later run.
+func removeLeftovers(dirs []string) {
+	for _, dir := range dirs {
+		removeIfEmpty(dir)
+	}
+}
+
+// removeIfEmpty removes dir, a killed cgroup, if no process is left in it
+// (or below it), and reports whether it is gone.
+func removeIfEmpty(dir string) bool {
+	data, err := os.ReadFile(filepath.Join(dir, "cgroup.events"))
+	if err != nil {
+		return errors.Is(err, os.ErrNotExist)
+	}
+	if !bytes.Contains(data, []byte("populated 0")) {
+		return false
+	}
+	return removeCgroup(dir) == nil
 }

@@ -77,9 +77,12 @@ type linuxContainer struct {
 	k      Containment
 	userns bool // pid-namespace: a user namespace is created too
 	cg     *cgroup
-	token  string
-	p      *process
-	pid    int
+	// leftovers are earlier runs' cgroups killed at the start and not yet
+	// empty then (cleanupLeftovers), removed when the run is released.
+	leftovers []string
+	token     string
+	p         *process
+	pid       int
 	// procPid is the leader as /proc shows it (procns): pid, but where
 	// /proc belongs to an ancestor PID namespace (sbx run nested in a
 	// danger-full-access run), the ancestor's id. Set for process-group
@@ -118,12 +121,13 @@ func newContainer(k Containment, c *config) (*linuxContainer, error) {
 		// SIGKILLed while its command ran), so they are removed when the
 		// next run that uses a cgroup starts; in auto mode on a machine
 		// without PID namespaces that is every run.
-		cleanupLeftovers()
+		leftovers := cleanupLeftovers()
 		cg, err := newCgroup()
 		if err != nil {
+			removeLeftovers(leftovers)
 			return nil, err
 		}
-		return &linuxContainer{k: k, cg: cg}, nil
+		return &linuxContainer{k: k, cg: cg, leftovers: leftovers}, nil
 	case ContainmentProcessGroup:
 		if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 			return nil, fmt.Errorf("becoming a child subreaper: %w", err)
@@ -473,6 +477,8 @@ func (c *linuxContainer) release() {
 			c.cg = nil
 		}
 	}
+	removeLeftovers(c.leftovers)
+	c.leftovers = nil
 }
 
 // execDenied reports whether path, or the interpreter its "#!" line names,

@@ -404,3 +404,97 @@ func TestRedTeam30FaultNestedJobControl(t *testing.T) {
 		})
 	}
 }
+
+// TestRedTeam30FaultStuckLeftoverDelaysStart: DEFECT (fixed). README,
+// cgroup containment: "If sbx is SIGKILLed, the command itself dies with
+// it and the rest of the cgroup is killed and removed when the next run
+// using cgroup containment starts". Where a process of the SIGKILLed run
+// cannot die (uninterruptible sleep: a FUSE server that does not
+// answer, Known limits), each later cgroup run killed the leftover and
+// then waited 2 s for it to empty before starting its own command, for
+// as long as the process stayed: every run started 2 s late (per such
+// leftover), its --timeout notwithstanding. A later run must start at
+// once, and the leftover be removed by a run once it can be.
+func TestRedTeam30FaultStuckLeftoverDelaysStart(t *testing.T) {
+	t.Cleanup(func() { rt25ReapOrphans(20 * time.Second) })
+	if os.Getuid() != 0 {
+		t.Skip("mounting FUSE and cgroups need root")
+	}
+	if !rt30CgroupUsable(t) {
+		t.Skip("cgroup containment unavailable here")
+	}
+	sbx := rt20Sbx(t)
+	mnt := t.TempDir()
+	os.Chmod(filepath.Dir(mnt), 0o755)
+	ops, release := rt25Fuse(t, mnt)
+	released := false
+	defer func() {
+		if !released {
+			release()
+		}
+	}()
+	// The run whose sbx is SIGKILLed while its command waits for the
+	// FUSE server.
+	a := exec.Command(sbx, "run", "--json", "--profile", "danger-full-access", "--containment", "cgroup", "--timeout", "60s", "--", "cat", filepath.Join(mnt, "x"))
+	if err := a.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer a.Process.Kill()
+	deadline := time.After(20 * time.Second)
+wait:
+	for {
+		select {
+		case op := <-ops:
+			if op == 1 { // FUSE_LOOKUP: the command waits for the answer
+				break wait
+			}
+		case <-deadline:
+			t.Fatal("the command never looked the name up")
+		}
+	}
+	kids := rt29Children(a.Process.Pid)
+	if len(kids) != 1 {
+		t.Fatalf("sbx's children %v, want the command alone", kids)
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(kids[0]) + "/cgroup")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel := strings.TrimPrefix(string(unifiedLine(b)), "0::")
+	var leftover string
+	if own, err := os.ReadFile("/proc/self/cgroup"); err == nil {
+		mine := strings.TrimPrefix(string(unifiedLine(own)), "0::")
+		if !strings.HasPrefix(rel, strings.TrimSuffix(mine, "/")+"/sbx-") {
+			t.Fatalf("the command's cgroup %q is not below the test's %q", rel, mine)
+		}
+		leftover = filepath.Base(rel)
+	}
+	a.Process.Kill()
+	a.Wait()
+	// Later cgroup runs: each starts at once.
+	for i := range 2 {
+		start := time.Now()
+		code, _, stderr := rt27Run(t, "", nil, "run", "--profile", "danger-full-access", "--containment", "cgroup", "--timeout", "5s", "--", "true")
+		if took := time.Since(start); code != 0 || took > time.Second {
+			t.Errorf("cgroup run %d after the SIGKILLed one: status %d in %v (stderr %q); want 0 at once", i, code, took, stderr)
+		}
+	}
+	// The server goes away: the stuck process ends, and the next run
+	// removes the leftover.
+	released = true
+	release()
+	if code, _, stderr := rt27Run(t, "", nil, "run", "--profile", "danger-full-access", "--containment", "cgroup", "--", "true"); code != 0 {
+		t.Fatalf("cgroup run: %d %q", code, stderr)
+	}
+	found := false
+	filepath.WalkDir("/sys/fs/cgroup", func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.IsDir() && d.Name() == leftover {
+			found = true
+			return filepath.SkipAll
+		}
+		return nil
+	})
+	if found {
+		t.Errorf("the leftover cgroup %s is still there after a run that started once its process could end", leftover)
+	}
+}
