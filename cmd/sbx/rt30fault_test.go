@@ -43,6 +43,15 @@ package main
 //     namespace, and signalled what it found by that number in sbx's own
 //     namespace: the command's processes that had left its process group
 //     ran on while the job was reported stopped.
+//   - TestRedTeam30FaultStuckLeftoverDelaysStart (fixed,
+//     executor/cgroup_linux.go): a cgroup run kills the leftovers of
+//     SIGKILLed runs and then waited up to 2 s for each to empty before
+//     starting its command. A leftover whose process cannot die
+//     (uninterruptible sleep on a FUSE server that does not answer)
+//     never empties: every later cgroup run started 2 s late, for each
+//     such leftover, for as long as the process stayed. The leftovers
+//     are now killed without waiting and removed once empty (at once, or
+//     when the run ends, or by a later run).
 //
 //	go test -count=1 -run TestRedTeam30Fault -v ./cmd/sbx
 
