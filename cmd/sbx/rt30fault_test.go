@@ -333,6 +333,7 @@ func TestRedTeam30FaultNestedJobControl(t *testing.T) {
 	inner := [][]string{
 		{"--profile", "danger-full-access"},
 		{"--profile", "danger-full-access", "--containment", "process-group"},
+		{"--profile", "workspace"},
 	}
 	if os.Getuid() == 0 && rt30CgroupUsable(t) {
 		inner = append(inner, []string{"--profile", "danger-full-access", "--containment", "cgroup"})
@@ -384,13 +385,15 @@ func TestRedTeam30FaultNestedJobControl(t *testing.T) {
 			syscall.Kill(nested, syscall.SIGTSTP)
 			rt20Wait(t, "the nested sbx stopped", func() bool { st, _ := rt20State(nested); return st == 'T' })
 			// Every process of the run stops (a stop is taken by its
-			// target asynchronously: polled until the deadline).
+			// target asynchronously: polled until the deadline), but the
+			// sandbox's init (a clone of sbx, with its command line),
+			// which passes the stop on and stays up to pass the SIGCONT.
 			var running []string
 			for deadline := time.Now().Add(5 * time.Second); ; {
 				running = running[:0]
 				for _, pid := range rt20Marked(tok) {
-					if st, ok := rt20State(pid); ok && st != 'T' {
-						cl, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+					cl, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+					if st, ok := rt20State(pid); ok && st != 'T' && !strings.HasPrefix(string(cl), sbx+"\x00run\x00") {
 						running = append(running, fmt.Sprintf("%d %c %q", pid, st, cl))
 					}
 				}
