@@ -510,3 +510,234 @@ wait:
 		t.Errorf("the leftover cgroup %s is still there after a run that started once its process could end", leftover)
 	}
 }
+
+// rt30Run runs sbx with args in dir (env nil: the test's), stdout to the
+// file out when given (else captured), as attr's user when given; it
+// returns the status, stdout and stderr.
+func rt30Run(t *testing.T, dir string, env []string, out *os.File, attr *syscall.SysProcAttr, args ...string) (int, string, string) {
+	t.Helper()
+	cmd := exec.Command(rt20Sbx(t), args...)
+	cmd.Dir, cmd.Env, cmd.SysProcAttr = dir, env, attr
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if out != nil {
+		cmd.Stdout = out
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if !rt25Exited(cmd, 60*time.Second) {
+		cmd.Process.Kill()
+		rt25Exited(cmd, 10*time.Second)
+		t.Fatalf("sbx %v still running after 60 s", args)
+	}
+	return rt20Status(cmd).ExitStatus(), stdout.String(), stderr.String()
+}
+
+// TestRedTeam30FaultHeld: what held (each case passes), against the
+// README's "Running commands: sbx".
+func TestRedTeam30FaultHeld(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("needs root (and uid 65534)")
+	}
+	sbx := rt20Sbx(t)
+	top, err := os.MkdirTemp("", "rt30fault-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(top)
+	os.Chmod(top, 0o755)
+	nobody := &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534, Groups: []uint32{}}}
+	// A copy of sbx uid 65534 may run.
+	nsbx, _, _ := rt22Nobody(t)
+	profiles := []string{"danger-full-access", "workspace"}
+	cases := []struct {
+		name string
+		run  func(t *testing.T)
+	}{
+		// sbx's stdout or stderr a descriptor that cannot be written (a
+		// directory opened for reading: EBADF; /dev/full: ENOSPC): 125 in
+		// every output mode, and the command does not run on.
+		{"unwritable streams", func(t *testing.T) {
+			d, err := os.Open(top)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer d.Close()
+			full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer full.Close()
+			for _, f := range []*os.File{d, full} {
+				for _, mode := range [][]string{nil, {"--json"}, {"--events"}} {
+					args := append(append([]string{"run"}, mode...), "--profile", "danger-full-access", "--", "echo", "hi")
+					if code, _, stderr := rt30Run(t, top, nil, f, nil, args...); code != 125 || !strings.Contains(stderr, "writing to standard output") {
+						t.Errorf("stdout %s, %v: status %d, stderr %q; want 125 naming the write", f.Name(), mode, code, stderr)
+					}
+				}
+			}
+		}},
+		// PATH edge cases, resolved as execvp would, in the command's
+		// environment and working directory: a directory named like the
+		// command first in PATH is skipped, a relative element and an
+		// empty one (the working directory) are looked up from --cwd.
+		{"PATH lookups", func(t *testing.T) {
+			dir := filepath.Join(top, "path")
+			for _, d := range []string{"d1/foo", "d2", "bin", "sub"} {
+				os.MkdirAll(filepath.Join(dir, d), 0o755)
+			}
+			os.WriteFile(filepath.Join(dir, "d2/foo"), []byte("#!/bin/sh\necho d2\n"), 0o755)
+			os.WriteFile(filepath.Join(dir, "bin/foo"), []byte("#!/bin/sh\necho bin\n"), 0o755)
+			os.WriteFile(filepath.Join(dir, "here"), []byte("#!/bin/sh\necho here\n"), 0o755)
+			for _, p := range profiles {
+				for _, c := range []struct {
+					path, cwd, cmd, want string
+					code            int
+				}{
+					{dir + "/d1:" + dir + "/d2:/usr/bin:/bin", dir, "foo", "d2\n", 0},
+					{"bin:/usr/bin:/bin", dir, "foo", "bin\n", 0},
+					{":/usr/bin:/bin", dir, "here", "here\n", 0},
+					{"bin:/usr/bin:/bin", filepath.Join(dir, "sub"), "foo", "", 127},
+				} {
+					env := []string{"PATH=" + c.path, "HOME=/root"}
+					code, out, stderr := rt30Run(t, dir, env, nil, nil, "run", "--json", "--profile", p, "--cwd", c.cwd, "--", c.cmd)
+					var res rt30Result
+					if err := json.Unmarshal([]byte(out), &res); err != nil || code != c.code || res.ExitCode != c.code || res.Stdout != c.want {
+						t.Errorf("%s: PATH=%s --cwd %s %s: status %d, %+v (%q); want %d and %q", p, c.path, c.cwd, c.cmd, code, res, stderr, c.code, c.want)
+					}
+				}
+			}
+		}},
+		// --cwd edge cases: a symlink is entered as chdir enters it (the
+		// physical directory), a file and a missing directory are 125,
+		// a directory the user may not enter is 125 for uid 65534 (and
+		// fine for root), one it may enter but not list runs.
+		{"cwd edge cases", func(t *testing.T) {
+			dir := filepath.Join(top, "cwd")
+			for _, d := range []string{"real", "noenter", "nolist"} {
+				os.MkdirAll(filepath.Join(dir, d), 0o755)
+			}
+			os.Symlink("real", filepath.Join(dir, "link"))
+			os.WriteFile(filepath.Join(dir, "file"), nil, 0o644)
+			os.Chmod(filepath.Join(dir, "noenter"), 0)
+			os.Chmod(filepath.Join(dir, "nolist"), 0o311)
+			os.Chmod(dir, 0o755)
+			for _, p := range profiles {
+				for _, c := range []struct {
+					cwd  string
+					as   *syscall.SysProcAttr
+					code int
+					out  string
+				}{
+					{"link", nil, 0, filepath.Join(dir, "real") + "\n"},
+					{"link", nobody, 0, filepath.Join(dir, "real") + "\n"},
+					{"real/", nobody, 0, filepath.Join(dir, "real") + "\n"},
+					{"file", nil, 125, ""},
+					{"missing", nobody, 125, ""},
+					{"noenter", nobody, 125, ""},
+					{"nolist", nobody, 0, filepath.Join(dir, "nolist") + "\n"},
+				} {
+					prog := sbx
+					if c.as != nil {
+						prog = nsbx
+					}
+					cmd := exec.Command(prog, "run", "--json", "--profile", p, "--cwd", c.cwd, "--", "pwd")
+					cmd.Dir, cmd.SysProcAttr = dir, c.as
+					out, _ := cmd.Output()
+					var res rt30Result
+					json.Unmarshal(out, &res)
+					if code := rt20Status(cmd).ExitStatus(); code != c.code || res.ExitCode != c.code || res.Stdout != c.out {
+						t.Errorf("%s --cwd %s (uid 65534: %v): status %d, %q; want %d, %q", p, c.cwd, c.as != nil, code, out, c.code, c.out)
+					}
+				}
+			}
+		}},
+		// Tiny timeouts under the sandbox and without: 124 every time,
+		// nothing of the command left.
+		{"tiny timeouts", func(t *testing.T) {
+			tok := rt20Token(t)
+			defer rt20KillMarked(tok)
+			for _, p := range profiles {
+				for _, d := range []string{"1ns", "100us", "1ms", "3ms", "10ms"} {
+					code, _, stderr := rt30Run(t, top, nil, nil, nil, "run", "--json", "--profile", p, "--timeout", d, "--", "env", "RT20_TOKEN="+tok, "sh", "-c", "sleep 50 & setsid sleep 51 & sleep 52")
+					if code != 124 {
+						t.Errorf("%s --timeout %s: status %d (%q), want 124", p, d, code, stderr)
+					}
+					if left := rt20Marked(tok); len(left) > 0 {
+						t.Errorf("%s --timeout %s: processes left %v", p, d, left)
+					}
+				}
+			}
+		}},
+		// A command that closes its stdout at once and floods stderr, and
+		// one that closes both and runs on: exact counts, the timeout.
+		{"closed pipes", func(t *testing.T) {
+			code, out, _ := rt30Run(t, top, nil, nil, nil, "run", "--json", "--output-cap", "3000", "--", "sh", "-c", `exec 1>&-; head -c 5000000 /dev/zero >&2; exit 3`)
+			var res map[string]any
+			json.Unmarshal([]byte(out), &res)
+			if code != 3 || res["stdout_bytes"] != 0.0 || res["stderr_bytes"] != 5e6 || res["stderr_omitted_bytes"] != 5e6-3000 || res["stderr_cut_short"] != false {
+				t.Errorf("stdout closed, stderr flooded: status %d, %.400s", code, out)
+			}
+			start := time.Now()
+			code, out, _ = rt30Run(t, top, nil, nil, nil, "run", "--json", "--timeout", "300ms", "--", "sh", "-c", `exec >&- 2>&-; sleep 50`)
+			json.Unmarshal([]byte(out), &res)
+			if took := time.Since(start); code != 124 || res["timed_out"] != true || res["stdout_cut_short"] != false || took > 5*time.Second {
+				t.Errorf("pipes closed, running on: status %d in %v, %.400s", code, took, out)
+			}
+		}},
+		// Head-tail retention at its exact boundaries (cap 6: head 3,
+		// tail 3): nothing omitted up to the cap, then one byte, two.
+		{"head-tail boundaries", func(t *testing.T) {
+			for n, want := range map[int][3]string{5: {"12345", "", "0"}, 6: {"123456", "", "0"}, 7: {"123", "567", "1"}, 8: {"123", "678", "2"}} {
+				_, out, _ := rt30Run(t, top, nil, nil, nil, "run", "--json", "--retain", "head-tail", "--output-cap", "6", "--", "printf", "%s", "123456789"[:n])
+				var res map[string]any
+				json.Unmarshal([]byte(out), &res)
+				if res["stdout"] != want[0] || res["stdout_tail"] != want[1] || fmt.Sprint(res["stdout_omitted_bytes"]) != want[2] {
+					t.Errorf("%d bytes, cap 6, head-tail: %.300s; want %q", n, out, want)
+				}
+			}
+		}},
+		// Concurrent cgroup runs (they share the parent cgroup and clean
+		// each other's leftovers at their start): all succeed, nothing
+		// left.
+		{"concurrent cgroup runs", func(t *testing.T) {
+			if !rt30CgroupUsable(t) {
+				t.Skip("cgroup containment unavailable here")
+			}
+			errs := make(chan string, 12)
+			for range 12 {
+				go func() {
+					c := exec.Command(sbx, "run", "--json", "--profile", "danger-full-access", "--containment", "cgroup", "--", "sh", "-c", "sleep 0.1 & (setsid sleep 0.2 &); echo x")
+					out, _ := c.Output()
+					if c.ProcessState == nil || c.ProcessState.ExitCode() != 0 {
+						errs <- string(out)
+						return
+					}
+					errs <- ""
+				}()
+			}
+			for range 12 {
+				if e := <-errs; e != "" {
+					t.Errorf("a concurrent cgroup run failed: %.300s", e)
+				}
+			}
+		}},
+		// sbx nested in a sandboxed run: refused with one clear message.
+		{"nested in the sandbox", func(t *testing.T) {
+			dir := filepath.Join(top, "proj")
+			os.MkdirAll(dir, 0o755)
+			b, _ := os.ReadFile(sbx)
+			os.WriteFile(filepath.Join(dir, "sbx"), b, 0o755)
+			_, out, _ := rt30Run(t, dir, nil, nil, nil, "run", "--json", "--", "./sbx", "run", "--json", "--", "true")
+			var outer rt30Result
+			json.Unmarshal([]byte(out), &outer)
+			if outer.ExitCode != 125 || !strings.Contains(outer.Stdout, `"exit_code":125`) || !strings.Contains(outer.Stdout, "seccomp filter") {
+				t.Errorf("sbx in the workspace sandbox: %.500s", out)
+			}
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, c.run)
+	}
+}
