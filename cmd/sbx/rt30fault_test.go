@@ -593,7 +593,7 @@ func TestRedTeam30FaultHeld(t *testing.T) {
 			for _, p := range profiles {
 				for _, c := range []struct {
 					path, cwd, cmd, want string
-					code            int
+					code                 int
 				}{
 					{dir + "/d1:" + dir + "/d2:/usr/bin:/bin", dir, "foo", "d2\n", 0},
 					{"bin:/usr/bin:/bin", dir, "foo", "bin\n", 0},
