@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sbx-dev/sbx/internal/procns"
+	"github.com/sbx-dev/sbx/internal/procthread"
 )
 
 // cgroupPrefix starts the name of every cgroup the executor creates:
@@ -365,8 +366,14 @@ func cleanupLeftovers() (pending []string) {
 		if err1 != nil || err2 != nil {
 			continue
 		}
-		if st, err := procStartTime(pid); err == nil && st == start {
-			continue // the owner is alive and cleans up itself
+		// The owner is alive and cleans up itself; not a zombie, which a
+		// SIGKILLed sbx stays until its parent reaps it (red team 30: its
+		// leftover was taken for a live run's, and the command's
+		// background processes ran on through every later run). (A
+		// process whose main thread ended shows Z too, but runs.)
+		if st, err := readProcStat(pid); err == nil && st.startTime == start &&
+			(st.state != 'Z' && st.state != 'X' || procthread.Live(pid) > 0) {
+			continue
 		}
 		dir := filepath.Join(parent, name)
 		if killCgroup(dir) != nil {

@@ -52,6 +52,13 @@ package main
 //     such leftover, for as long as the process stayed. The leftovers
 //     are now killed without waiting and removed once empty (at once, or
 //     when the run ends, or by a later run).
+//   - TestRedTeam30FaultZombieOwnerLeftover (fixed,
+//     executor/cgroup_linux.go): a leftover's owner counted as alive while
+//     /proc showed its pid with its start time, which a SIGKILLed sbx
+//     that its parent has not reaped (a zombie) does: the next cgroup
+//     runs left the leftover alone, and the killed run's background
+//     processes ran on until the zombie was reaped. A zombie owner is
+//     gone now.
 //
 //	go test -count=1 -run TestRedTeam30Fault -v ./cmd/sbx
 
@@ -740,4 +747,36 @@ func TestRedTeam30FaultHeld(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, c.run)
 	}
+}
+
+// TestRedTeam30FaultZombieOwnerLeftover: DEFECT (fixed). README, cgroup
+// containment: "If sbx is SIGKILLed, the command itself dies with it and
+// the rest of the cgroup is killed ... when the next run using cgroup
+// containment starts". A later run tells a leftover from a live run's
+// cgroup by its owner's pid and start time in /proc, and a SIGKILLed sbx
+// that its parent has not reaped yet (a supervisor that kills and waits
+// later, or never) is still there, as a zombie: its leftover was taken
+// for a live run's, and the command's background processes ran on
+// through every later run until the zombie was reaped.
+func TestRedTeam30FaultZombieOwnerLeftover(t *testing.T) {
+	if os.Getuid() != 0 || !rt30CgroupUsable(t) {
+		t.Skip("cgroup containment unavailable here (root needed)")
+	}
+	tok := rt20Token(t)
+	defer rt20KillMarked(tok)
+	a, out, _ := rt20Start(t, "run", "--events", "--profile", "danger-full-access", "--containment", "cgroup", "--timeout", "60s", "--",
+		"env", "RT20_TOKEN="+tok, "sh", "-c", "sleep 1000 & echo ready; wait")
+	rt20UntilReady(t, out)
+	rt20Wait(t, "the background job", func() bool { return len(rt20Marked(tok)) == 2 })
+	// SIGKILLed, not reaped: a zombie until this test waits for it.
+	a.Process.Signal(syscall.SIGKILL)
+	rt20Wait(t, "sbx a zombie", func() bool { st, _ := rt20State(a.Process.Pid); return st == 'Z' })
+	rt20Wait(t, "the command's leader gone", func() bool { return len(rt20Marked(tok)) == 1 })
+	if code, _, stderr := rt30Run(t, "", nil, nil, nil, "run", "--profile", "danger-full-access", "--containment", "cgroup", "--", "true"); code != 0 {
+		t.Fatalf("the next cgroup run: %d %q", code, stderr)
+	}
+	if left := rt20Marked(tok); len(left) > 0 {
+		t.Errorf("the SIGKILLed run's background job %v outlived the next cgroup run (its sbx a zombie, not yet reaped)", left)
+	}
+	a.Wait()
 }
