@@ -323,12 +323,15 @@ func removeCgroup(dir string) error {
 
 // destroy kills what is left in the cgroup, waits until it is empty and
 // removes it.
-func (c *cgroup) destroy() error {
+func (c *cgroup) destroy() error { return c.destroyWithin(cleanupTimeout) }
+
+// destroyWithin is destroy waiting at most wait for the cgroup to empty.
+func (c *cgroup) destroyWithin(wait time.Duration) error {
 	c.closeFD()
 	if err := c.kill(); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
-	if err := waitEmpty(c.dir, 10*time.Second); err != nil {
+	if err := waitEmpty(c.dir, wait); err != nil {
 		return err
 	}
 	return removeCgroup(c.dir)

@@ -77,6 +77,10 @@ type linuxContainer struct {
 	k      Containment
 	userns bool // pid-namespace: a user namespace is created too
 	cg     *cgroup
+	// killedAt is when the run's processes were first killed (kill, or
+	// cleanup after the leader's end): the waits for them to end share
+	// one bound, cleanupTimeout from then (killWait).
+	killedAt time.Time
 	// leftovers are earlier runs' cgroups killed at the start and not yet
 	// empty then (cleanupLeftovers), removed when the run is released.
 	leftovers []string
@@ -290,13 +294,29 @@ func (c *linuxContainer) kill() {
 		// Killing the namespace's init kills everything in the namespace.
 		c.p.signal(syscall.SIGKILL)
 	case ContainmentCgroup:
+		c.killWait()
 		if c.cg.kill() != nil {
 			c.p.signal(syscall.SIGKILL)
 		}
 	case ContainmentProcessGroup:
+		c.killWait()
 		syscall.Kill(-c.pid, syscall.SIGKILL)
 		c.killStragglers()
 	}
+}
+
+// killWait returns how much longer the run's processes may take to end
+// once killed: cleanupTimeout from their first kill, for every wait of
+// the run together (the loop's bound after its SIGKILL, cleanup's and
+// release's). A process that cannot die (uninterruptible sleep) thus
+// costs cleanupTimeout once: before red team 30 each wait took the whole
+// bound again, and sbx gave up 20 s after the leader's end under cgroup
+// containment, 30 s after a timeout's SIGKILL.
+func (c *linuxContainer) killWait() time.Duration {
+	if c.killedAt.IsZero() {
+		c.killedAt = time.Now()
+	}
+	return max(time.Until(c.killedAt.Add(cleanupTimeout)), 0)
 }
 
 // cleanup kills what the command left behind after its leader exited
@@ -311,11 +331,11 @@ func (c *linuxContainer) cleanup() error {
 		if err := c.cg.kill(); err != nil {
 			return err
 		}
-		err := waitEmpty(c.cg.dir, cleanupTimeout)
+		err := waitEmpty(c.cg.dir, c.killWait())
 		reapCgroupOrphans(c.cg.dir, c.pid)
 		return err
 	case ContainmentProcessGroup:
-		deadline := time.Now().Add(cleanupTimeout)
+		deadline := time.Now().Add(c.killWait())
 		pause := 100 * time.Microsecond
 		// Two clean passes in a row, a pause apart: a process caught in
 		// execve by a pass can show an empty environment (no token) and
@@ -473,7 +493,7 @@ func (c *linuxContainer) wasKilled(pid int, st procStat) bool {
 // release frees the mechanism's resources; it is always called.
 func (c *linuxContainer) release() {
 	if c.cg != nil {
-		if err := c.cg.destroy(); err == nil {
+		if err := c.cg.destroyWithin(c.killWait()); err == nil {
 			c.cg = nil
 		}
 	}

@@ -59,6 +59,14 @@ package main
 //     runs left the leftover alone, and the killed run's background
 //     processes ran on until the zombie was reaped. A zombie owner is
 //     gone now.
+//   - TestRedTeam30FaultStuckGiveUpOnce (fixed, executor/contain_linux.go,
+//     cgroup_linux.go): under cgroup containment a process of the command
+//     that cannot die (uninterruptible sleep) was waited for with the
+//     whole 10 s bound by each of the cleanup's waits in turn (the loop's
+//     after the SIGKILL, cleanup's, release's): sbx gave up 22 s after
+//     the leader's end, 31 s after a 1 s timeout, where the README says
+//     it waits 10 s after its SIGKILL. The waits now share one bound from
+//     the first kill.
 //
 //	go test -count=1 -run TestRedTeam30Fault -v ./cmd/sbx
 
@@ -779,4 +787,65 @@ func TestRedTeam30FaultZombieOwnerLeftover(t *testing.T) {
 		t.Errorf("the SIGKILLed run's background job %v outlived the next cgroup run (its sbx a zombie, not yet reaped)", left)
 	}
 	a.Wait()
+}
+
+// TestRedTeam30FaultCgroupStuckGiveUp: README, Known limits: "A process of
+// the command in uninterruptible sleep ... cannot be killed ... sbx waits
+// 10 s after its SIGKILL ..., then gives up with 125, saying so, and
+// leaves such processes behind". Under cgroup containment, with a
+// process of the command stuck (a FUSE server that does not answer),
+// sbx must give up about 10 s after the leader's end or the timeout's
+// SIGKILL (plus the 2 s drain bound for the pipes the stuck process
+// holds), not wait again: before the fix each of the cleanup's waits
+// took the whole bound under cgroup containment (22 s after the leader's
+// end, 31 s after the timeout; process-group containment held).
+func TestRedTeam30FaultStuckGiveUpOnce(t *testing.T) {
+	t.Cleanup(func() { rt25ReapOrphans(20 * time.Second) })
+	if os.Getuid() != 0 {
+		t.Skip("mounting FUSE needs root")
+	}
+	containments := []string{"process-group"}
+	if rt30CgroupUsable(t) {
+		containments = append(containments, "cgroup")
+	}
+	for _, ct := range containments {
+		for _, c := range []struct{ name, script string }{
+			// The leader ends on its own, a background process is stuck.
+			{"leader ends", `cat %s & while ! [ -e /proc/$!/wchan ] || [ "$(cat /proc/$!/wchan)" != request_wait_answer ]; do :; done; echo ready`},
+			// The leader is stuck itself, the timeout fires.
+			{"timeout", `echo ready; exec cat %s`},
+		} {
+			t.Run(ct+"/"+c.name, func(t *testing.T) {
+				mnt := t.TempDir()
+				os.Chmod(filepath.Dir(mnt), 0o755)
+				ops, release := rt25Fuse(t, mnt)
+				defer release()
+				go func() {
+					for range ops {
+					}
+				}()
+				start := time.Now()
+				cmd := exec.Command(rt20Sbx(t), "run", "--json", "--profile", "danger-full-access", "--containment", ct, "--timeout", "1s", "--",
+					"sh", "-c", fmt.Sprintf(c.script, filepath.Join(mnt, "x")))
+				var stdout, stderr strings.Builder
+				cmd.Stdout, cmd.Stderr = &stdout, &stderr
+				if err := cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				defer cmd.Process.Kill()
+				ended := rt25Exited(cmd, 40*time.Second)
+				took := time.Since(start)
+				if !ended {
+					t.Fatalf("sbx still running after %v", took)
+				}
+				if code := rt20Status(cmd).ExitStatus(); code != 125 || !strings.Contains(stdout.String(), "sbx_error") {
+					t.Errorf("status %d, %.300q; want 125 and an sbx_error", code, stdout.String())
+				}
+				// The leader's end (at once, or the 1 s timeout), then 10 s.
+				if took > 14*time.Second {
+					t.Errorf("sbx gave up %v after the start: it waited twice for the stuck process (stderr %q)", took, stderr.String())
+				}
+			})
+		}
+	}
 }
