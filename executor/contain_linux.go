@@ -77,8 +77,8 @@ type linuxContainer struct {
 	k      Containment
 	userns bool // pid-namespace: a user namespace is created too
 	cg     *cgroup
-	// killedAt is when the run's processes were first killed (kill, or
-	// cleanup after the leader's end): the waits for them to end share
+	// killedAt is when a cgroup run's processes were first killed (kill,
+	// or cleanup after the leader's end): the waits for them to end share
 	// one bound, cleanupTimeout from then (killWait).
 	killedAt time.Time
 	// leftovers are earlier runs' cgroups killed at the start and not yet
@@ -299,19 +299,18 @@ func (c *linuxContainer) kill() {
 			c.p.signal(syscall.SIGKILL)
 		}
 	case ContainmentProcessGroup:
-		c.killWait()
 		syscall.Kill(-c.pid, syscall.SIGKILL)
 		c.killStragglers()
 	}
 }
 
-// killWait returns how much longer the run's processes may take to end
-// once killed: cleanupTimeout from their first kill, for every wait of
-// the run together (the loop's bound after its SIGKILL, cleanup's and
-// release's). A process that cannot die (uninterruptible sleep) thus
-// costs cleanupTimeout once: before red team 30 each wait took the whole
-// bound again, and sbx gave up 20 s after the leader's end under cgroup
-// containment, 30 s after a timeout's SIGKILL.
+// killWait returns how much longer the processes of a cgroup run may
+// take to end once killed: cleanupTimeout from their first kill, for
+// every wait of the run together (the loop's bound after its SIGKILL,
+// cleanup's and release's). A process that cannot die (uninterruptible
+// sleep) thus costs cleanupTimeout once: before red team 30 each wait
+// took the whole bound again, and sbx gave up 20 s after the leader's
+// end, 30 s after a timeout's SIGKILL.
 func (c *linuxContainer) killWait() time.Duration {
 	if c.killedAt.IsZero() {
 		c.killedAt = time.Now()
@@ -335,7 +334,10 @@ func (c *linuxContainer) cleanup() error {
 		reapCgroupOrphans(c.cg.dir, c.pid)
 		return err
 	case ContainmentProcessGroup:
-		deadline := time.Now().Add(c.killWait())
+		// Not the shared bound (killWait): each pass kills what it lists,
+		// and only repeated passes catch the children forked meanwhile
+		// (red team 25's review), which cgroup.kill needs no passes for.
+		deadline := time.Now().Add(cleanupTimeout)
 		pause := 100 * time.Microsecond
 		// Two clean passes in a row, a pause apart: a process caught in
 		// execve by a pass can show an empty environment (no token) and
