@@ -738,6 +738,39 @@ func TestRedTeam30FaultHeld(t *testing.T) {
 				}
 			}
 		}},
+		// The terminal goes away (its master closed) while sbx, the
+		// session's leader with the terminal as its streams, runs a
+		// command that writes: sbx ends at once (the hangup's SIGHUP, or
+		// the writes that fail: 125 either way here), in every output
+		// mode, and nothing of the command survives.
+		{"terminal hangup", func(t *testing.T) {
+			for _, p := range profiles {
+				for _, mode := range [][]string{nil, {"--json"}, {"--events"}} {
+					tok := rt20Token(t)
+					master, slave := rt22Pty(t)
+					args := append(append([]string{"run"}, mode...), "--profile", p, "--timeout", "30s", "--", "env", "RT20_TOKEN="+tok, "sh", "-c", "sleep 1000 & while :; do echo tick; sleep 0.01; done")
+					cmd := exec.Command(sbx, args...)
+					cmd.Dir = filepath.Join(top, "proj")
+					os.MkdirAll(cmd.Dir, 0o755)
+					cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
+					cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+					if err := cmd.Start(); err != nil {
+						t.Fatal(err)
+					}
+					slave.Close()
+					rt20Wait(t, "the command", func() bool { return len(rt20Marked(tok)) >= 2 })
+					master.Close()
+					if !rt25Exited(cmd, 10*time.Second) {
+						cmd.Process.Kill()
+						cmd.Wait()
+						t.Errorf("%s %v: sbx still running 10 s after its terminal went away", p, mode)
+					} else if st := rt20Status(cmd); st.ExitStatus() != 125 && st.ExitStatus() != 129 {
+						t.Errorf("%s %v: status %v after the hangup, want 125 or 129", p, mode, st)
+					}
+					rt20Wait(t, "the command's end", func() bool { return len(rt20Marked(tok)) == 0 })
+				}
+			}
+		}},
 		// sbx nested in a sandboxed run: refused with one clear message.
 		{"nested in the sandbox", func(t *testing.T) {
 			dir := filepath.Join(top, "proj")
