@@ -166,7 +166,12 @@ func parseProcStat(b []byte) (procStat, error) {
 // cgroup is a cgroup v2 directory created for one command.
 type cgroup struct {
 	dir string
-	fd  int
+	// fd is the directory's descriptor: the command starts in it
+	// (CLONE_INTO_CGROUP), and it holds an exclusive flock for as long
+	// as the run goes on, released when this process ends however it
+	// ends, which tells a later run's cleanupLeftovers that the owner
+	// lives where its /proc cannot show it.
+	fd int
 }
 
 // newCgroup creates a fresh cgroup below the caller's own.
@@ -202,11 +207,27 @@ func newCgroup() (*cgroup, error) {
 		os.Remove(dir)
 		return nil, fmt.Errorf("opening cgroup %s: %w", dir, err)
 	}
+	// The owner's mark (see cgroup.fd; best effort: the name still tells
+	// where the lock cannot be taken). A cleaner that looks between the
+	// mkdir and here, and cannot see this process in its /proc, can
+	// still take the new cgroup for a leftover.
+	unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB)
 	return &cgroup{dir: dir, fd: fd}, nil
 }
 
-// closeFD closes the directory descriptor used to start the command in
-// the cgroup.
+// ownerHoldsLock reports whether the owner of the cgroup dir, a run of
+// this or another process, holds its lock (cgroup.fd): it is alive,
+// whatever /proc says of it.
+func ownerHoldsLock(dir string) bool {
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return false
+	}
+	defer unix.Close(fd)
+	return unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB) == unix.EWOULDBLOCK
+}
+
+// closeFD closes the directory's descriptor (and releases the lock).
 func (c *cgroup) closeFD() {
 	if c.fd >= 0 {
 		syscall.Close(c.fd)
@@ -376,6 +397,15 @@ func cleanupLeftovers() (pending []string) {
 		// process whose main thread ended shows Z too, but runs.)
 		if st, err := readProcStat(pid); err == nil && st.startTime == start &&
 			(st.state != 'Z' && st.state != 'X' || procthread.Live(pid) > 0) {
+			continue
+		}
+		// An owner that /proc cannot show (a PID namespace with a /proc
+		// of its own, unshare --pid --mount-proc, sharing this cgroup)
+		// holds its lock (red team 30: its name, that namespace's pid,
+		// named another process or none here, and its live run's command
+		// was killed). Runs of sbx before red team 30 took no lock:
+		// their names alone tell.
+		if ownerHoldsLock(filepath.Join(parent, name)) {
 			continue
 		}
 		dir := filepath.Join(parent, name)

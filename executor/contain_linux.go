@@ -242,9 +242,8 @@ func (c *linuxContainer) started(p *process) error {
 	if c.k == ContainmentProcessGroup {
 		c.procPid = procns.Proc(p.pid)
 	}
-	if c.cg != nil {
-		c.cg.closeFD()
-	}
+	// The cgroup's descriptor stays open: it holds the owner's lock
+	// (cgroup.fd), closed when the cgroup is destroyed.
 	return nil
 }
 

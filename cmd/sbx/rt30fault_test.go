@@ -67,6 +67,15 @@ package main
 //     the leader's end, 31 s after a 1 s timeout, where the README says
 //     it waits 10 s after its SIGKILL. The waits now share one bound from
 //     the first kill.
+//   - TestRedTeam30FaultForeignProcLeftover (fixed,
+//     executor/cgroup_linux.go): the same with a PID namespace that has a
+//     /proc of its own (unshare --pid --mount-proc, a container sharing
+//     its host's cgroup): the sbx there named its cgroup after its pid
+//     there (1), which the host's /proc shows as init, started at
+//     another time; the next cgroup run on the host killed the live
+//     run's command (137). A cgroup run now holds a flock on its cgroup
+//     directory while it runs, and a cgroup whose lock is held is no
+//     leftover, whatever its name says.
 //
 //	go test -count=1 -run TestRedTeam30Fault -v ./cmd/sbx
 
@@ -74,6 +83,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -880,5 +890,55 @@ func TestRedTeam30FaultStuckGiveUpOnce(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestRedTeam30FaultForeignProcLeftover: DEFECT (fixed). README, cgroup
+// containment: a cgroup run kills the leftovers of SIGKILLed runs, those
+// "whose executor process is gone"; a live run's cgroup is its own. An
+// sbx in a PID namespace with a /proc of its own (unshare --pid
+// --mount-proc: a container that shares its host's cgroup) names its
+// cgroup after its pid there (1), which the host's /proc shows as
+// another process (init, started long before): the next cgroup run on
+// the host took the live run's cgroup for a leftover and killed its
+// command. The owner now holds a lock on its cgroup, which tells.
+func TestRedTeam30FaultForeignProcLeftover(t *testing.T) {
+	if os.Getuid() != 0 || !rt30CgroupUsable(t) {
+		t.Skip("cgroup containment unavailable here (root needed)")
+	}
+	unshare, err := exec.LookPath("unshare")
+	if err != nil {
+		t.Skip("unshare (util-linux) is needed")
+	}
+	sbx := rt20Sbx(t)
+	dir, err := os.MkdirTemp("", "rt30fault-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	gate, release := rt30Fifo(t, dir, "gate")
+	cmd := exec.Command(unshare, "--pid", "--fork", "--mount-proc", sbx, "run", "--profile", "danger-full-access", "--containment", "cgroup", "--timeout", "60s", "--",
+		"sh", "-c", "echo ready; cat "+gate+"; echo finished")
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	r := bufio.NewReader(out)
+	rt30Until(t, r, "ready")
+	// A cgroup run on the host: its start removes the leftovers of runs
+	// whose owner is gone.
+	if code, _, stderr := rt30Run(t, dir, nil, nil, nil, "run", "--profile", "danger-full-access", "--containment", "cgroup", "--", "true"); code != 0 {
+		t.Fatalf("host cgroup run: %d %q", code, stderr)
+	}
+	release()
+	rest, _ := io.ReadAll(r)
+	cmd.Wait()
+	if st := rt20Status(cmd); st.ExitStatus() != 0 || string(rest) != "finished\n" {
+		t.Errorf("the run in its own PID namespace: status %d, rest of its output %q; want 0 and \"finished\" (its live cgroup taken for a leftover)", st.ExitStatus(), rest)
 	}
 }
