@@ -35,7 +35,8 @@ package main
 //     took the live run's cgroup for a leftover and killed its command
 //     (SIGKILL, exit 137, in the middle of the run); and a nested sbx
 //     with pid 1 was named after the host's init, so its leftovers were
-//     never removed. The owner is now named as /proc shows it.
+//     never removed (TestRedTeam30FaultNestedInitLeftover). The owner is
+//     now named as /proc shows it.
 //   - TestRedTeam30FaultNestedJobControl (fixed, cmd/sbx/jobtree_linux.go):
 //     ^Z to a nested sbx stops every process of the run by walking /proc
 //     for sbx's descendants; with the host's /proc it looked for the
@@ -940,5 +941,56 @@ func TestRedTeam30FaultForeignProcLeftover(t *testing.T) {
 	cmd.Wait()
 	if st := rt20Status(cmd); st.ExitStatus() != 0 || string(rest) != "finished\n" {
 		t.Errorf("the run in its own PID namespace: status %d, rest of its output %q; want 0 and \"finished\" (its live cgroup taken for a leftover)", st.ExitStatus(), rest)
+	}
+}
+
+// TestRedTeam30FaultNestedInitLeftover: DEFECT (fixed, with
+// TestRedTeam30FaultNestedCgroupOwner). A nested cgroup run whose sbx is
+// the outer run's command itself (PID 1 of the outer namespace) named
+// its cgroup sbx-1-<start of the host's init>: SIGKILLed, its leftover
+// looked owned by the host's init for ever, and no later cgroup run
+// removed it ("the rest of the cgroup is killed and removed when the
+// next run using cgroup containment starts").
+func TestRedTeam30FaultNestedInitLeftover(t *testing.T) {
+	if os.Getuid() != 0 || !rt30CgroupUsable(t) {
+		t.Skip("cgroup containment unavailable here (root needed)")
+	}
+	sbx := rt20Sbx(t)
+	outer, r := rt30Outer(t, sbx, "", nil, os.Environ(),
+		"exec "+sbx+" run --profile danger-full-access --containment cgroup --timeout 60s -- sh -c 'grep ^0:: /proc/self/cgroup; exec sleep 1000'")
+	line := rt30Until(t, r, "0::")
+	name := filepath.Base(line)
+	if !strings.HasPrefix(name, "sbx-") {
+		t.Fatalf("the nested run's cgroup line %q", line)
+	}
+	var nested []int
+	for _, pid := range rt29Children(outer.Process.Pid) {
+		if cl, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline"); strings.HasPrefix(string(cl), sbx+"\x00run\x00") {
+			nested = append(nested, pid)
+		}
+	}
+	if len(nested) != 1 {
+		t.Fatalf("the nested sbx: %v", nested)
+	}
+	syscall.Kill(nested[0], syscall.SIGKILL)
+	outer.Wait()
+	// Two cgroup runs: the first kills the leftover (empty by now: its
+	// processes died with the outer namespace) and removes it.
+	for range 2 {
+		if code, _, stderr := rt30Run(t, "", nil, nil, nil, "run", "--profile", "danger-full-access", "--containment", "cgroup", "--", "true"); code != 0 {
+			t.Fatalf("host cgroup run: %d %q", code, stderr)
+		}
+	}
+	found := ""
+	filepath.WalkDir("/sys/fs/cgroup", func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.IsDir() && d.Name() == name {
+			found = p
+			return filepath.SkipAll
+		}
+		return nil
+	})
+	if found != "" {
+		t.Errorf("the SIGKILLed nested run's cgroup %s is still there after two cgroup runs", found)
+		os.Remove(found)
 	}
 }
