@@ -217,14 +217,59 @@ func newCgroup() (*cgroup, error) {
 
 // ownerHoldsLock reports whether the owner of the cgroup dir, a run of
 // this or another process, holds its lock (cgroup.fd): it is alive,
-// whatever /proc says of it.
+// whatever /proc says of it. A holder that is itself in the cgroup is
+// the command, not its owner: a command that waits for the lock gets it
+// once its sbx is SIGKILLed, and its leftovers would look owned for ever
+// (red team 30's review of the lock).
 func ownerHoldsLock(dir string) bool {
 	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return false
 	}
 	defer unix.Close(fd)
-	return unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB) == unix.EWOULDBLOCK
+	if unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB) != unix.EWOULDBLOCK {
+		return false
+	}
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) != nil {
+		return true
+	}
+	holder := flockHolder(st)
+	if holder <= 0 {
+		return true // not shown: the lock alone tells
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(holder) + "/cgroup")
+	if err != nil {
+		return true
+	}
+	name := "/" + filepath.Base(dir)
+	for _, line := range strings.Split(string(b), "\n") {
+		if p, ok := strings.CutPrefix(line, "0::"); ok {
+			return !strings.HasSuffix(p, name) && !strings.Contains(p, name+"/")
+		}
+	}
+	return true
+}
+
+// flockHolder returns the pid (as /proc shows it) of the process holding
+// the flock on the file st describes, from /proc/locks, or 0.
+func flockHolder(st unix.Stat_t) int {
+	b, err := os.ReadFile("/proc/locks")
+	if err != nil {
+		return 0
+	}
+	// "1: FLOCK  ADVISORY  WRITE 1234 00:1e:5678 0 EOF"; waiters have
+	// "->" after the number.
+	file := fmt.Sprintf("%02x:%02x:%d", unix.Major(st.Dev), unix.Minor(st.Dev), st.Ino)
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 6 || f[1] != "FLOCK" || f[5] != file {
+			continue
+		}
+		pid, _ := strconv.Atoi(f[4])
+		return pid
+	}
+	return 0
 }
 
 // closeFD closes the directory's descriptor (and releases the lock).

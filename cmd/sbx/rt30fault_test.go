@@ -76,7 +76,9 @@ package main
 //     there (1), which the host's /proc shows as init, started at
 //     another time; the next cgroup run on the host killed the live
 //     run's command (137). A cgroup run now holds a flock on its cgroup
-//     directory while it runs, and a cgroup whose lock is held is no
+//     directory while it runs, and a cgroup whose lock is held (by a
+//     process outside it: a command that waits for the lock gets it when
+//     its sbx dies, TestRedTeam30FaultLeftoverLockTakenByCommand) is no
 //     leftover, whatever its name says.
 //
 // Held (TestRedTeam30FaultHeld, and probes not kept as tests): sbx's
@@ -291,6 +293,19 @@ func rt30ArgvMarked(marker string) []int {
 func rt30KillArgvMarked(marker string) {
 	for _, pid := range rt30ArgvMarked(marker) {
 		syscall.Kill(pid, syscall.SIGKILL)
+	}
+}
+
+// rt30Survivors returns the processes carrying tok that are still alive
+// 5 s from now, or none as soon as they are gone: a kill takes effect
+// asynchronously (cgroup.kill), never that late.
+func rt30Survivors(tok string) []int {
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		left := rt20Marked(tok)
+		if len(left) == 0 || time.Now().After(deadline) {
+			return left
+		}
+		time.Sleep(2 * time.Millisecond) // polling the condition, not waiting for it to happen
 	}
 }
 
@@ -549,17 +564,22 @@ wait:
 	// removes the leftover.
 	released = true
 	release()
-	if code, _, stderr := rt27Run(t, "", nil, "run", "--profile", "danger-full-access", "--containment", "cgroup", "--", "true"); code != 0 {
-		t.Fatalf("cgroup run: %d %q", code, stderr)
-	}
-	found := false
-	filepath.WalkDir("/sys/fs/cgroup", func(p string, d os.DirEntry, err error) error {
-		if err == nil && d.IsDir() && d.Name() == leftover {
-			found = true
-			return filepath.SkipAll
+	found := true
+	// Removed once empty: by the run that kills it, or (its process still
+	// ending then) the next.
+	for i := 0; i < 3 && found; i++ {
+		if code, _, stderr := rt27Run(t, "", nil, "run", "--profile", "danger-full-access", "--containment", "cgroup", "--", "true"); code != 0 {
+			t.Fatalf("cgroup run: %d %q", code, stderr)
 		}
-		return nil
-	})
+		found = false
+		filepath.WalkDir("/sys/fs/cgroup", func(p string, d os.DirEntry, err error) error {
+			if err == nil && d.IsDir() && d.Name() == leftover {
+				found = true
+				return filepath.SkipAll
+			}
+			return nil
+		})
+	}
 	if found {
 		t.Errorf("the leftover cgroup %s is still there after a run that started once its process could end", leftover)
 	}
@@ -855,7 +875,8 @@ func TestRedTeam30FaultZombieOwnerLeftover(t *testing.T) {
 	if code, _, stderr := rt30Run(t, "", nil, nil, nil, "run", "--profile", "danger-full-access", "--containment", "cgroup", "--", "true"); code != 0 {
 		t.Fatalf("the next cgroup run: %d %q", code, stderr)
 	}
-	if left := rt20Marked(tok); len(left) > 0 {
+	// Killed at the next run's start (cgroup.kill), dead soon after.
+	if left := rt30Survivors(tok); len(left) > 0 {
 		t.Errorf("the SIGKILLed run's background job %v outlived the next cgroup run (its sbx a zombie, not yet reaped)", left)
 	}
 	a.Wait()
@@ -1020,5 +1041,59 @@ func TestRedTeam30FaultNestedInitLeftover(t *testing.T) {
 	if found != "" {
 		t.Errorf("the SIGKILLed nested run's cgroup %s is still there after two cgroup runs", found)
 		os.Remove(found)
+	}
+}
+
+// TestRedTeam30FaultLeftoverLockTakenByCommand: the lock a cgroup run holds
+// on its cgroup (TestRedTeam30FaultForeignProcLeftover's fix) must not
+// let the command keep its leftovers: a command that waits for the lock
+// (flock(1) on its own cgroup's directory) gets it when its sbx is
+// SIGKILLed, and the next cgroup run must still kill what the run left.
+func TestRedTeam30FaultLeftoverLockTakenByCommand(t *testing.T) {
+	if os.Getuid() != 0 || !rt30CgroupUsable(t) {
+		t.Skip("cgroup containment unavailable here (root needed)")
+	}
+	flock, err := exec.LookPath("flock")
+	if err != nil {
+		t.Skip("flock (util-linux) is needed")
+	}
+	mnt := ""
+	if b, err := os.ReadFile("/proc/self/mountinfo"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if pre, post, ok := strings.Cut(line, " - "); ok && strings.HasPrefix(post, "cgroup2 ") {
+				if f := strings.Fields(pre); len(f) > 4 {
+					mnt = f[4]
+					break
+				}
+			}
+		}
+	}
+	if mnt == "" {
+		t.Skip("no cgroup v2 mount")
+	}
+	tok := rt20Token(t)
+	defer rt20KillMarked(tok)
+	// The command's background job waits for the lock on the run's
+	// cgroup, and holds it (running sleep) once it has it.
+	script := fmt.Sprintf(`cg=%s$(sed -n 's/^0:://p' /proc/self/cgroup); %s -x "$cg" sleep 1000 & echo ready; wait`, mnt, flock)
+	a, out, _ := rt20Start(t, "run", "--events", "--profile", "danger-full-access", "--containment", "cgroup", "--timeout", "60s", "--",
+		"env", "RT20_TOKEN="+tok, "sh", "-c", script)
+	rt20UntilReady(t, out)
+	a.Process.Signal(syscall.SIGKILL)
+	a.Wait()
+	// flock(1) took the lock and started its sleep.
+	rt20Wait(t, "the lock taken", func() bool {
+		for _, pid := range rt20Marked(tok) {
+			if cl, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline"); string(cl) == "sleep\x001000\x00" {
+				return true
+			}
+		}
+		return false
+	})
+	if code, _, stderr := rt30Run(t, "", nil, nil, nil, "run", "--profile", "danger-full-access", "--containment", "cgroup", "--", "true"); code != 0 {
+		t.Fatalf("the next cgroup run: %d %q", code, stderr)
+	}
+	if left := rt30Survivors(tok); len(left) > 0 {
+		t.Errorf("the SIGKILLed run's processes %v outlived the next cgroup run: the command holds its cgroup's lock", left)
 	}
 }
