@@ -15,6 +15,9 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/sbx-dev/sbx/internal/procns"
+	"github.com/sbx-dev/sbx/internal/procthread"
 )
 
 // cgroupPrefix starts the name of every cgroup the executor creates:
@@ -163,7 +166,12 @@ func parseProcStat(b []byte) (procStat, error) {
 // cgroup is a cgroup v2 directory created for one command.
 type cgroup struct {
 	dir string
-	fd  int
+	// fd is the directory's descriptor: the command starts in it
+	// (CLONE_INTO_CGROUP), and it holds an exclusive flock for as long
+	// as the run goes on, released when this process ends however it
+	// ends, which tells a later run's cleanupLeftovers that the owner
+	// lives where its /proc cannot show it.
+	fd int
 }
 
 // newCgroup creates a fresh cgroup below the caller's own.
@@ -172,7 +180,15 @@ func newCgroup() (*cgroup, error) {
 	if err != nil {
 		return nil, err
 	}
-	self := os.Getpid()
+	// The owner is named as /proc shows it, which is how a later run
+	// (cleanupLeftovers) looks it up: where /proc belongs to an ancestor
+	// PID namespace (sbx run nested in a danger-full-access run),
+	// getpid's id is another process's there (red team 30: a nested run
+	// named its live cgroup after an unrelated host process, and the
+	// next cgroup run on the host, that process gone, killed the run's
+	// command; one with pid 1 was named after the host's init, and its
+	// leftovers were never removed).
+	self := procns.Self()
 	start, err := procStartTime(self)
 	if err != nil {
 		return nil, fmt.Errorf("reading own start time: %w", err)
@@ -191,11 +207,72 @@ func newCgroup() (*cgroup, error) {
 		os.Remove(dir)
 		return nil, fmt.Errorf("opening cgroup %s: %w", dir, err)
 	}
+	// The owner's mark (see cgroup.fd; best effort: the name still tells
+	// where the lock cannot be taken). A cleaner that looks between the
+	// mkdir and here, and cannot see this process in its /proc, can
+	// still take the new cgroup for a leftover.
+	unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB)
 	return &cgroup{dir: dir, fd: fd}, nil
 }
 
-// closeFD closes the directory descriptor used to start the command in
-// the cgroup.
+// ownerHoldsLock reports whether the owner of the cgroup dir, a run of
+// this or another process, holds its lock (cgroup.fd): it is alive,
+// whatever /proc says of it. A holder that is itself in the cgroup is
+// the command, not its owner: a command that waits for the lock gets it
+// once its sbx is SIGKILLed, and its leftovers would look owned for ever
+// (red team 30's review of the lock).
+func ownerHoldsLock(dir string) bool {
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return false
+	}
+	defer unix.Close(fd)
+	if unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB) != unix.EWOULDBLOCK {
+		return false
+	}
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) != nil {
+		return true
+	}
+	holder := flockHolder(st)
+	if holder <= 0 {
+		return true // not shown: the lock alone tells
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(holder) + "/cgroup")
+	if err != nil {
+		return true
+	}
+	name := "/" + filepath.Base(dir)
+	for _, line := range strings.Split(string(b), "\n") {
+		if p, ok := strings.CutPrefix(line, "0::"); ok {
+			return !strings.HasSuffix(p, name) && !strings.Contains(p, name+"/")
+		}
+	}
+	return true
+}
+
+// flockHolder returns the pid (as /proc shows it) of the process holding
+// the flock on the file st describes, from /proc/locks, or 0.
+func flockHolder(st unix.Stat_t) int {
+	b, err := os.ReadFile("/proc/locks")
+	if err != nil {
+		return 0
+	}
+	// "1: FLOCK  ADVISORY  WRITE 1234 00:1e:5678 0 EOF"; waiters have
+	// "->" after the number.
+	file := fmt.Sprintf("%02x:%02x:%d", unix.Major(st.Dev), unix.Minor(st.Dev), st.Ino)
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 6 || f[1] != "FLOCK" || f[5] != file {
+			continue
+		}
+		pid, _ := strconv.Atoi(f[4])
+		return pid
+	}
+	return 0
+}
+
+// closeFD closes the directory's descriptor (and releases the lock).
 func (c *cgroup) closeFD() {
 	if c.fd >= 0 {
 		syscall.Close(c.fd)
@@ -242,7 +319,9 @@ func killListed(dir string) {
 		if err != nil || pid <= 0 {
 			continue
 		}
-		if st, err := readProcStat(pid); err != nil || st.state != 'Z' {
+		// cgroup.procs lists this process's ids; /proc may show others
+		// (procns).
+		if st, err := readProcStat(procns.Proc(pid)); err != nil || st.state != 'Z' {
 			continue
 		}
 		fd, err := unix.PidfdOpen(pid, 0)
@@ -310,28 +389,37 @@ func removeCgroup(dir string) error {
 
 // destroy kills what is left in the cgroup, waits until it is empty and
 // removes it.
-func (c *cgroup) destroy() error {
+func (c *cgroup) destroy() error { return c.destroyWithin(cleanupTimeout) }
+
+// destroyWithin is destroy waiting at most wait for the cgroup to empty.
+func (c *cgroup) destroyWithin(wait time.Duration) error {
 	c.closeFD()
 	if err := c.kill(); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
-	if err := waitEmpty(c.dir, 10*time.Second); err != nil {
+	if err := waitEmpty(c.dir, wait); err != nil {
 		return err
 	}
 	return removeCgroup(c.dir)
 }
 
-// cleanupLeftovers kills and removes the cgroups of earlier runs whose
-// executor process is gone (it was killed before it could clean up). It is
-// best effort: cgroups that cannot be listed or written are left alone.
-func cleanupLeftovers() {
+// cleanupLeftovers kills the cgroups of earlier runs whose executor
+// process is gone (it was killed before it could clean up) and removes
+// those already empty; it returns the others, killed but not yet empty,
+// for removeLeftovers once the run has ended. It does not wait for them:
+// a process that cannot die (uninterruptible sleep: a FUSE server that
+// does not answer) kept its leftover populated, and every later cgroup
+// run waited 2 s for it before starting its command (red team 30). It
+// is best effort: cgroups that cannot be listed or written are left
+// alone.
+func cleanupLeftovers() (pending []string) {
 	parent, err := ownCgroupDir()
 	if err != nil {
-		return
+		return nil
 	}
 	entries, err := os.ReadDir(parent)
 	if err != nil {
-		return
+		return nil
 	}
 	for _, e := range entries {
 		name := e.Name()
@@ -347,15 +435,52 @@ func cleanupLeftovers() {
 		if err1 != nil || err2 != nil {
 			continue
 		}
-		if st, err := procStartTime(pid); err == nil && st == start {
-			continue // the owner is alive and cleans up itself
+		// The owner is alive and cleans up itself; not a zombie, which a
+		// SIGKILLed sbx stays until its parent reaps it (red team 30: its
+		// leftover was taken for a live run's, and the command's
+		// background processes ran on through every later run). (A
+		// process whose main thread ended shows Z too, but runs.)
+		if st, err := readProcStat(pid); err == nil && st.startTime == start &&
+			(st.state != 'Z' && st.state != 'X' || procthread.Live(pid) > 0) {
+			continue
+		}
+		// An owner that /proc cannot show (a PID namespace with a /proc
+		// of its own, unshare --pid --mount-proc, sharing this cgroup)
+		// holds its lock (red team 30: its name, that namespace's pid,
+		// named another process or none here, and its live run's command
+		// was killed). Runs of sbx before red team 30 took no lock:
+		// their names alone tell.
+		if ownerHoldsLock(filepath.Join(parent, name)) {
+			continue
 		}
 		dir := filepath.Join(parent, name)
 		if killCgroup(dir) != nil {
 			continue
 		}
-		if waitEmpty(dir, 2*time.Second) == nil {
-			removeCgroup(dir)
+		if !removeIfEmpty(dir) {
+			pending = append(pending, dir)
 		}
 	}
+	return pending
+}
+
+// removeLeftovers removes the leftovers cleanupLeftovers killed that
+// have emptied since; those still populated stay for a later run.
+func removeLeftovers(dirs []string) {
+	for _, dir := range dirs {
+		removeIfEmpty(dir)
+	}
+}
+
+// removeIfEmpty removes dir, a killed cgroup, if no process is left in it
+// (or below it), and reports whether it is gone.
+func removeIfEmpty(dir string) bool {
+	data, err := os.ReadFile(filepath.Join(dir, "cgroup.events"))
+	if err != nil {
+		return errors.Is(err, os.ErrNotExist)
+	}
+	if !bytes.Contains(data, []byte("populated 0")) {
+		return false
+	}
+	return removeCgroup(dir) == nil
 }

@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/sbx-dev/sbx/internal/procns"
 	"github.com/sbx-dev/sbx/internal/procthread"
 )
 
@@ -76,9 +77,21 @@ type linuxContainer struct {
 	k      Containment
 	userns bool // pid-namespace: a user namespace is created too
 	cg     *cgroup
-	token  string
-	p      *process
-	pid    int
+	// killedAt is when a cgroup run's processes were first killed (kill,
+	// or cleanup after the leader's end): the waits for them to end share
+	// one bound, cleanupTimeout from then (killWait).
+	killedAt time.Time
+	// leftovers are earlier runs' cgroups killed at the start and not yet
+	// empty then (cleanupLeftovers), removed when the run is released.
+	leftovers []string
+	token     string
+	p         *process
+	pid       int
+	// procPid is the leader as /proc shows it (procns): pid, but where
+	// /proc belongs to an ancestor PID namespace (sbx run nested in a
+	// danger-full-access run), the ancestor's id. Set for process-group
+	// containment, whose sweep reads /proc.
+	procPid int
 	// killed holds the stragglers process-group containment killed, to
 	// be reaped: each pid with its start time, which tells the process
 	// from one that took the pid once it was reaped (red team 29: by pid
@@ -112,12 +125,13 @@ func newContainer(k Containment, c *config) (*linuxContainer, error) {
 		// SIGKILLed while its command ran), so they are removed when the
 		// next run that uses a cgroup starts; in auto mode on a machine
 		// without PID namespaces that is every run.
-		cleanupLeftovers()
+		leftovers := cleanupLeftovers()
 		cg, err := newCgroup()
 		if err != nil {
+			removeLeftovers(leftovers)
 			return nil, err
 		}
-		return &linuxContainer{k: k, cg: cg}, nil
+		return &linuxContainer{k: k, cg: cg, leftovers: leftovers}, nil
 	case ContainmentProcessGroup:
 		if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 			return nil, fmt.Errorf("becoming a child subreaper: %w", err)
@@ -225,9 +239,11 @@ func (c *linuxContainer) prepare(cmd *exec.Cmd) error {
 func (c *linuxContainer) started(p *process) error {
 	c.p = p
 	c.pid = p.pid
-	if c.cg != nil {
-		c.cg.closeFD()
+	if c.k == ContainmentProcessGroup {
+		c.procPid = procns.Proc(p.pid)
 	}
+	// The cgroup's descriptor stays open: it holds the owner's lock
+	// (cgroup.fd), closed when the cgroup is destroyed.
 	return nil
 }
 
@@ -277,6 +293,7 @@ func (c *linuxContainer) kill() {
 		// Killing the namespace's init kills everything in the namespace.
 		c.p.signal(syscall.SIGKILL)
 	case ContainmentCgroup:
+		c.killWait()
 		if c.cg.kill() != nil {
 			c.p.signal(syscall.SIGKILL)
 		}
@@ -284,6 +301,20 @@ func (c *linuxContainer) kill() {
 		syscall.Kill(-c.pid, syscall.SIGKILL)
 		c.killStragglers()
 	}
+}
+
+// killWait returns how much longer the processes of a cgroup run may
+// take to end once killed: cleanupTimeout from their first kill, for
+// every wait of the run together (the loop's bound after its SIGKILL,
+// cleanup's and release's). A process that cannot die (uninterruptible
+// sleep) thus costs cleanupTimeout once: before red team 30 each wait
+// took the whole bound again, and sbx gave up 20 s after the leader's
+// end, 30 s after a timeout's SIGKILL.
+func (c *linuxContainer) killWait() time.Duration {
+	if c.killedAt.IsZero() {
+		c.killedAt = time.Now()
+	}
+	return max(time.Until(c.killedAt.Add(cleanupTimeout)), 0)
 }
 
 // cleanup kills what the command left behind after its leader exited
@@ -298,10 +329,13 @@ func (c *linuxContainer) cleanup() error {
 		if err := c.cg.kill(); err != nil {
 			return err
 		}
-		err := waitEmpty(c.cg.dir, cleanupTimeout)
+		err := waitEmpty(c.cg.dir, c.killWait())
 		reapCgroupOrphans(c.cg.dir, c.pid)
 		return err
 	case ContainmentProcessGroup:
+		// Not the shared bound (killWait): each pass kills what it lists,
+		// and only repeated passes catch the children forked meanwhile
+		// (red team 25's review), which cgroup.kill needs no passes for.
 		deadline := time.Now().Add(cleanupTimeout)
 		pause := 100 * time.Microsecond
 		// Two clean passes in a row, a pause apart: a process caught in
@@ -340,10 +374,12 @@ func reapCgroupOrphans(dir string, leader int) {
 	if _, _, e := unix.Syscall6(unix.SYS_PRCTL, unix.PR_GET_CHILD_SUBREAPER, uintptr(unsafe.Pointer(&flag)), 0, 0, 0, 0); e == 0 && flag == 0 {
 		return // not a subreaper: orphans go to another reaper
 	}
-	self := os.Getpid()
+	// /proc's ids, which are not this process's where /proc belongs to an
+	// ancestor PID namespace (procns).
+	self := procns.Self()
 	name := "/" + filepath.Base(dir)
 	eachProcess(func(pid int, st procStat) {
-		if pid == leader || st.state != 'Z' || st.ppid != self {
+		if st.state != 'Z' || st.ppid != self || procns.Own(pid) == leader {
 			return
 		}
 		cg, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cgroup")
@@ -352,7 +388,7 @@ func reapCgroupOrphans(dir string, leader int) {
 		}
 		for _, line := range strings.Split(string(cg), "\n") {
 			if p, ok := strings.CutPrefix(line, "0::"); ok && (strings.HasSuffix(p, name) || strings.Contains(p, name+"/")) {
-				reapZombie(pid)
+				reapZombie(procns.Own(pid))
 			}
 		}
 	})
@@ -360,7 +396,7 @@ func reapCgroupOrphans(dir string, leader int) {
 
 // eachProcess calls fn with every process in /proc but this one and its
 // parsed stat line (processes that are gone by the time it is read are
-// skipped).
+// skipped). The ids are /proc's (see procns).
 func eachProcess(fn func(pid int, st procStat)) {
 	d, err := os.Open("/proc")
 	if err != nil {
@@ -368,7 +404,7 @@ func eachProcess(fn func(pid int, st procStat)) {
 	}
 	names, _ := d.Readdirnames(-1)
 	d.Close()
-	self := os.Getpid()
+	self := procns.Self()
 	for _, n := range names {
 		pid, err := strconv.Atoi(n)
 		if err != nil || pid == self {
@@ -383,6 +419,9 @@ func eachProcess(fn func(pid int, st procStat)) {
 // reapZombie collects the exit status of pid, a zombie child of this process,
 // without waiting.
 func reapZombie(pid int) {
+	if pid <= 0 {
+		return // gone (procns.Own found no such process)
+	}
 	var ws syscall.WaitStatus
 	syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
 }
@@ -394,10 +433,21 @@ func reapZombie(pid int) {
 // the session before it died cannot be attributed to the command any more;
 // it stays until this process exits.)
 func (c *linuxContainer) killStragglers() (alive int) {
-	self := os.Getpid()
+	// /proc's ids throughout: the leader's, this process's, the groups',
+	// sessions' and parents' in /proc/PID/stat. Where /proc belongs to an
+	// ancestor PID namespace they are not the ids kill and wait take (red
+	// team 30: a setsid'd straggler of an sbx run nested in a
+	// danger-full-access run was "killed" by a host pid that named
+	// nothing there, counted alive at every pass, and survived the run,
+	// which ended in the 10 s bound with 125).
+	self := procns.Self()
+	leader := c.procPid
+	if leader == 0 {
+		leader = c.pid
+	}
 	needle := []byte(tokenVar + "=" + c.token + "\x00")
 	eachProcess(func(pid int, st procStat) {
-		if pid == c.pid {
+		if pid == leader {
 			return
 		}
 		// The state is the main thread's: a process whose main thread
@@ -412,19 +462,21 @@ func (c *linuxContainer) killStragglers() (alive int) {
 			} else {
 				// Orphans of the command were reparented to this process
 				// (the subreaper): reap those known to be the command's.
-				if st.ppid == self && (c.wasKilled(pid, st) || st.pgrp == c.pid || st.session == c.pid) {
-					reapZombie(pid)
+				if st.ppid == self && (c.wasKilled(pid, st) || st.pgrp == leader || st.session == leader) {
+					reapZombie(procns.Own(pid))
 				}
 				return
 			}
 		}
-		mine := st.pgrp == c.pid || st.session == c.pid || c.wasKilled(pid, st)
+		mine := st.pgrp == leader || st.session == leader || c.wasKilled(pid, st)
 		if !mine {
 			env, err := os.ReadFile(environ)
 			mine = err == nil && bytes.Contains(env, needle)
 		}
 		if mine {
-			syscall.Kill(pid, syscall.SIGKILL)
+			if own := procns.Own(pid); own > 0 {
+				syscall.Kill(own, syscall.SIGKILL)
+			}
 			c.killed[pid] = st.startTime
 			alive++
 		}
@@ -442,10 +494,12 @@ func (c *linuxContainer) wasKilled(pid int, st procStat) bool {
 // release frees the mechanism's resources; it is always called.
 func (c *linuxContainer) release() {
 	if c.cg != nil {
-		if err := c.cg.destroy(); err == nil {
+		if err := c.cg.destroyWithin(c.killWait()); err == nil {
 			c.cg = nil
 		}
 	}
+	removeLeftovers(c.leftovers)
+	c.leftovers = nil
 }
 
 // execDenied reports whether path, or the interpreter its "#!" line names,

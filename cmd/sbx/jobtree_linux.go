@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/sbx-dev/sbx/internal/procns"
 	"github.com/sbx-dev/sbx/internal/procthread"
 )
 
@@ -28,7 +29,7 @@ type runTree struct {
 func newRunTree(leader int, cgroup bool) *runTree {
 	t := &runTree{}
 	if cgroup {
-		if b, err := os.ReadFile("/proc/" + strconv.Itoa(leader) + "/cgroup"); err == nil {
+		if b, err := os.ReadFile("/proc/" + strconv.Itoa(procns.Proc(leader)) + "/cgroup"); err == nil {
 			t.cgroup = unifiedLine(b)
 		}
 	}
@@ -60,12 +61,17 @@ type procEntry struct {
 // has new children; a stopped one forks no more), at most a bounded
 // number of passes. A process is signalled through a pidfd opened after
 // the pass read it, and only if it is still the process read (same start
-// time), so that a pid reused meanwhile is not signalled.
+// time), so that a pid reused meanwhile is not signalled. The pids are
+// /proc's: where /proc belongs to an ancestor PID namespace (sbx run
+// nested in a danger-full-access run) they are the ancestor's, and are
+// translated for pidfd_open (red team 30: the walk looked for the
+// descendants of the host's process with sbx's pid, and a ^Z left the
+// command's processes outside its group running).
 func (t *runTree) signal(sig syscall.Signal) {
 	if t == nil {
 		return
 	}
-	self := os.Getpid()
+	self := procns.Self()
 	done := map[int]string{}
 	for pass := 0; pass < 64; pass++ {
 		procs := readProcs()
@@ -76,7 +82,11 @@ func (t *runTree) signal(sig syscall.Signal) {
 			}
 			found = true
 			done[pid] = e.start
-			fd, err := unix.PidfdOpen(pid, 0)
+			own := procns.Own(pid)
+			if own <= 0 {
+				continue // gone, or not in sbx's namespace
+			}
+			fd, err := unix.PidfdOpen(own, 0)
 			if err != nil {
 				continue
 			}
