@@ -1,6 +1,6 @@
 // Package prefault makes the start of a short-lived Go program cheaper
 // where page faults are dear. Importing it (for its side effect, as
-// cmd/sbx does) runs, before the other packages' init functions, two
+// cmd/sbx does) runs, before the other packages' init functions, three
 // steps that replace page-by-page faults with one system call each:
 //
 //   - Where a page fault is dear, it populates the next 1.5 MiB of the Go
@@ -19,6 +19,10 @@
 //     that chunk: about a third of the runs), it first grows the
 //     goroutine's stack to 2 MiB, which makes the runtime map the next
 //     chunk, and populates below and above the new stack.
+//   - On the same goroutine, and where faults are dear, it populates
+//     128 KiB of the runtime's off-heap metadata (itabs, span records,
+//     span-set blocks: persistentalloc's chunk), from the page where a
+//     record it makes the runtime allocate lands (metaChunk).
 //   - It grows the calling goroutine's stack to 16 KiB at once, while it
 //     holds a few frames, instead of three times later (each growth
 //     copies the stack and adjusts every frame through the tables of the

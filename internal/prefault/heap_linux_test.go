@@ -239,3 +239,27 @@ func TestReserveStack(t *testing.T) {
 		t.Error("the second call moved the stack again: the first did not grow it to fit the frame")
 	}
 }
+
+// TestMetaChunk: the itab the probe makes is not the binary's (the linker
+// made none for the pair), so its page is in the runtime's metadata, away
+// from the binary's data, and populating from it works or stops at the
+// chunk's end (never a fault or a refused address).
+func TestMetaChunk(t *testing.T) {
+	m := metaChunk()
+	if m == 0 {
+		t.Fatal("metaChunk found no run-time itab")
+	}
+	if m%4096 != 0 {
+		t.Errorf("metaChunk = %#x, not page-aligned", m)
+	}
+	self := uintptr(unsafe.Pointer(&metaSink))
+	if m > self-1<<28 && m < self+1<<28 {
+		t.Errorf("metaChunk = %#x lies near the binary's data (%#x): a static itab", m, self)
+	}
+	if again := metaChunk(); again != m {
+		t.Errorf("metaChunk moved: %#x then %#x (the itab is made once)", m, again)
+	}
+	if e := madvise(m, metaBytes, madvPopulateWrite); e != 0 && e != 12 /* ENOMEM: past the chunk */ && e != 22 /* EINVAL: before 5.14 */ {
+		t.Errorf("madvise(MADV_POPULATE_WRITE) of the metadata: errno %d", e)
+	}
+}
