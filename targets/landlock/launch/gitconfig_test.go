@@ -9,14 +9,10 @@ import (
 	"testing"
 )
 
-// gitConfigScript tries to plant code where the repository's own
-// configuration sends git on the host: hooks in core.hooksPath (husky's
-// layout), an included configuration file, a filter driver's script; by
-// writing, creating, removing, and renaming the file or a directory above
-// it away and putting another in its place.
-const gitConfigScript = `
-export MARK="$1"
-t() {
+// gitAttemptFunc is the shell function the scripts below try each attempt
+// with: "t NAME CMD..." prints NAME=ok, NAME=EROFS, NAME=EBUSY or
+// NAME=denied.
+const gitAttemptFunc = `t() {
   n="$1"; shift
   if e=$( ( "$@" ) 2>&1 >/dev/null ); then echo "$n=ok"; return; fi
   case "$e" in
@@ -25,7 +21,16 @@ t() {
   *) echo "$n=denied" ;;
   esac
 }
-t hook-write     sh -c 'printf "#!/bin/sh\ntouch $MARK\n" > .husky/_/pre-commit'
+`
+
+// gitConfigScript tries to plant code where the repository's own
+// configuration sends git on the host: hooks in core.hooksPath (husky's
+// layout), an included configuration file, a filter driver's script; by
+// writing, creating, removing, and renaming the file or a directory above
+// it away and putting another in its place.
+const gitConfigScript = `
+export MARK="$1"
+` + gitAttemptFunc + `t hook-write     sh -c 'printf "#!/bin/sh\ntouch $MARK\n" > .husky/_/pre-commit'
 t hook-create    sh -c 'printf "#!/bin/sh\ntouch $MARK\n" > .husky/_/post-commit'
 t hook-remove    rm .husky/_/pre-commit
 t hooks-rename   sh -c 'mv .husky .h2 && mkdir -p .husky/_'
@@ -115,16 +120,7 @@ func TestGitConfigTargetsHold(t *testing.T) {
 // command makes, whose core.fsmonitor the host's git would then run.
 const gitSubmoduleScript = `
 EVIL="$1" MARK="$2"
-t() {
-  n="$1"; shift
-  if e=$( ( "$@" ) 2>&1 >/dev/null ); then echo "$n=ok"; return; fi
-  case "$e" in
-  *"Read-only file system"*) echo "$n=EROFS" ;;
-  *"busy"*) echo "$n=EBUSY" ;;
-  *) echo "$n=denied" ;;
-  esac
-}
-git init -q "$EVIL" && git -C "$EVIL" config core.fsmonitor "touch $MARK; false #" || echo setup=failed
+` + gitAttemptFunc + `git init -q "$EVIL" && git -C "$EVIL" config core.fsmonitor "touch $MARK; false #" || echo setup=failed
 t gitfile-write   sh -c 'printf "gitdir: %s/.git\n" "$1" > sub/.git' - "$EVIL"
 t gitfile-replace sh -c 'rm -f sub/.git && printf "gitdir: %s/.git\n" "$1" > sub/.git' - "$EVIL"
 t sub-rename      sh -c 'mv sub sub2 && mkdir sub && printf "gitdir: %s/.git\n" "$1" > sub/.git' - "$EVIL"
