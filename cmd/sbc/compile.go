@@ -104,16 +104,12 @@ func runCompile(e *env, files []string, name, out, format string, pf *policyFlag
 		}
 	}
 	if name != "" && len(profiles) == 0 && !ds.HasErrors() {
-		if !builtin.Has(name) {
-			ds = ds.Errorf(diag.CodeUsage, nil, fmt.Sprintf("No profile %q", name),
-				"-p names a profile in the input files (%s) or a built-in profile (%s).", listOrNone(inFiles), strings.Join(builtin.Names(), ", "))
+		var ok bool
+		profiles, ds, ok = builtinByName(name, inFiles, srcs, ds)
+		if !ok {
 			e.report(ds, srcs, format)
 			return exitCode(ds)
 		}
-		res, more := compiler.CompileBuiltin(name)
-		srcs.Merge(res.Sources)
-		ds = append(ds, more...)
-		profiles = res.Profiles
 	}
 	if ds.HasErrors() {
 		e.report(ds, srcs, format)
@@ -192,6 +188,20 @@ func runCompile(e *env, files []string, name, out, format string, pf *policyFlag
 }
 
 // namesDir reports whether the -o path out ends in a path separator, and
+// builtinByName compiles the built-in profile -p names when the input
+// files hold none of that name (sbc compile, sbc explain), adding its
+// sources to srcs and its diagnostics to ds; ok is false, with the
+// diagnostic, when there is no such built-in either.
+func builtinByName(name string, inFiles []string, srcs *diag.Sources, ds diag.Diagnostics) (profiles []*ir.Profile, _ diag.Diagnostics, ok bool) {
+	if !builtin.Has(name) {
+		return nil, ds.Errorf(diag.CodeUsage, nil, fmt.Sprintf("No profile %q", name),
+			"-p names a profile in the input files (%s) or a built-in profile (%s).", listOrNone(inFiles), strings.Join(builtin.Names(), ", ")), false
+	}
+	res, more := compiler.CompileBuiltin(name)
+	srcs.Merge(res.Sources)
+	return res.Profiles, append(ds, more...), true
+}
+
 // so names a directory.
 func namesDir(out string) bool {
 	return len(out) > 1 && os.IsPathSeparator(out[len(out)-1])

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -54,7 +55,7 @@ func explainCommand() *command {
 			name := fs.String("p", "", "explain the profile `NAME`")
 			cwd := fs.String("cwd", "", "the working directory `DIR` that {cwd} and relative --path values bind to (default: the current one)")
 			format := fs.String("format", "text", "output format: text, or json")
-			var paths stringList
+			var paths repeatedFlag
 			fs.Var(&paths, "path", "also explain `PATH` on this machine (repeatable)")
 			return func(files []string) int {
 				if !checkFormat(e, "explain", *format) {
@@ -64,19 +65,6 @@ func explainCommand() *command {
 			}
 		},
 	}
-}
-
-// stringList is a repeatable string flag.
-type stringList []string
-
-func (l *stringList) String() string { return strings.Join(*l, ",") }
-
-func (l *stringList) Set(s string) error {
-	if s == "" {
-		return fmt.Errorf("empty path")
-	}
-	*l = append(*l, s)
-	return nil
 }
 
 // explanation is what sbc explain reports, and its JSON form.
@@ -196,17 +184,11 @@ func explainProfile(e *env, files []string, name string) (*ir.Profile, *diag.Sou
 				"The input files declare several profiles (%s): choose one with -p NAME.", strings.Join(inFiles, ", "))
 		}
 	}
-	if !builtin.Has(name) {
-		return nil, srcs, ds.Errorf(diag.CodeUsage, nil, fmt.Sprintf("No profile %q", name),
-			"-p names a profile in the input files (%s) or a built-in profile (%s).", listOrNone(inFiles), strings.Join(builtin.Names(), ", "))
-	}
-	res, more := compiler.CompileBuiltin(name)
-	srcs.Merge(res.Sources)
-	ds = append(ds, more...)
-	if len(res.Profiles) == 0 {
+	profiles, ds, ok := builtinByName(name, inFiles, srcs, ds)
+	if !ok || len(profiles) == 0 {
 		return nil, srcs, ds
 	}
-	return res.Profiles[0], srcs, ds
+	return profiles[0], srcs, ds
 }
 
 // explainPath makes a --path value absolute: an anchor ({cwd}, {home},
@@ -363,7 +345,7 @@ func writeExplanation(e *env, x *explanation) {
 }
 
 // writeProcess prints the process policy.
-func writeProcess(w interface{ Write([]byte) (int, error) }, p *ir.Profile) {
+func writeProcess(w io.Writer, p *ir.Profile) {
 	pr := p.Process
 	timeout, capBytes := "10s (the default)", "1 MiB per stream (the default)"
 	if pr.TimeoutMS > 0 {
@@ -387,7 +369,7 @@ func writeProcess(w interface{ Write([]byte) (int, error) }, p *ir.Profile) {
 }
 
 // writePaths prints the --path answers.
-func writePaths(w interface{ Write([]byte) (int, error) }, paths []pathAnswer) {
+func writePaths(w io.Writer, paths []pathAnswer) {
 	if len(paths) == 0 {
 		return
 	}
