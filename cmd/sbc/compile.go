@@ -187,7 +187,6 @@ func runCompile(e *env, files []string, name, out, format string, pf *policyFlag
 	return exitCode(ds)
 }
 
-// namesDir reports whether the -o path out ends in a path separator, and
 // builtinByName compiles the built-in profile -p names when the input
 // files hold none of that name (sbc compile, sbc explain), adding its
 // sources to srcs and its diagnostics to ds; ok is false, with the
@@ -202,6 +201,7 @@ func builtinByName(name string, inFiles []string, srcs *diag.Sources, ds diag.Di
 	return res.Profiles, append(ds, more...), true
 }
 
+// namesDir reports whether the -o path out ends in a path separator, and
 // so names a directory.
 func namesDir(out string) bool {
 	return len(out) > 1 && os.IsPathSeparator(out[len(out)-1])
