@@ -9,7 +9,7 @@ import (
 )
 
 // gitConfigMax bounds the bytes read of one git configuration file: git's
-// own files are a few kilobytes; a larger one is read up to this much.
+// own files are a few kilobytes; a larger one is refused (gitConfigTargets).
 const gitConfigMax = 1 << 20
 
 // gitIncludeDepth is how deep includes are followed, as git's own limit
@@ -324,6 +324,22 @@ func gitConfigTargets(bd *ir.Bound, v View, repos []gitRepo, home string, getenv
 	}
 	// set names a variable for protect's refusal.
 	set := func(e gitEntry, file string) string { return fmt.Sprintf("%s = %s, in %s", e.key, e.value, file) }
+	// entries reads and parses each file once (the user's and the
+	// system's files serve every repository). A file larger than
+	// gitConfigMax is refused: what sbx would not read could name hooks.
+	parsed := map[string][]gitEntry{}
+	entries := func(file string) []gitEntry {
+		if es, ok := parsed[file]; ok {
+			return es
+		}
+		data, ok := readRegular(file, gitConfigMax)
+		if ok && len(data) >= gitConfigMax && refuse == nil {
+			refuse = fmt.Errorf("git configuration %s is %d bytes or more, more than sbx reads: it could name hooks or scripts in a writable root that the command could rewrite; refusing", file, gitConfigMax)
+		}
+		es := parseGitConfig(data)
+		parsed[file] = es
+		return es
+	}
 	// Files already read for a working tree, so that an include cycle
 	// ends.
 	read := map[[2]string]bool{}
@@ -333,11 +349,7 @@ func gitConfigTargets(bd *ir.Bound, v View, repos []gitRepo, home string, getenv
 			return
 		}
 		read[[2]string{file, worktree}] = true
-		data, ok := readRegular(file, gitConfigMax)
-		if !ok {
-			return
-		}
-		for _, e := range parseGitConfig(data) {
+		for _, e := range entries(file) {
 			switch {
 			case e.name == "core.fsmonitor":
 				if !gitBoolean(e.value) {

@@ -123,6 +123,8 @@ func TestGitConfigTargets(t *testing.T) {
 		{"[filter \"y\"]\n\tsmudge = python3 tools/missing.py\n", "filter.y.smudge"},
 		{"[alias]\n\tx = !tools/missing.sh\n", "alias.x"},
 		{"[core]\n\thooksPath = .\n", "names the writable root"},
+		// Larger than sbx reads: the rest could name hooks.
+		{strings.Repeat("# padding\n", 110000) + "[core]\n\thooksPath = .husky/_\n", "more than sbx reads"},
 	} {
 		write(dir+"/.git/config", tc.config)
 		if _, err := bind(); err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "refusing") {
