@@ -464,10 +464,23 @@ func cleanupLeftovers() (pending []string) {
 	return pending
 }
 
-// removeLeftovers removes the leftovers cleanupLeftovers killed that
-// have emptied since; those still populated stay for a later run.
+// leftoverSettle bounds, for all of a run's leftovers together, how long
+// its end waits for them to empty before removing them.
+const leftoverSettle = 200 * time.Millisecond
+
+// removeLeftovers removes the leftovers cleanupLeftovers killed, waiting
+// for them to empty at most leftoverSettle in all: SIGKILLed processes
+// leave their cgroup within milliseconds, but a run shorter than that
+// ended before they had, and left the cgroup for some later run (CI saw
+// red team 11's kill loop find it after the next run); one stuck in
+// uninterruptible sleep costs a run's end that much, never its start (red
+// team 30). Those still populated then stay for a later run.
 func removeLeftovers(dirs []string) {
+	deadline := time.Now().Add(leftoverSettle)
 	for _, dir := range dirs {
+		if left := time.Until(deadline); left > 0 {
+			waitEmpty(dir, left)
+		}
 		removeIfEmpty(dir)
 	}
 }
