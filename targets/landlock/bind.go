@@ -762,8 +762,9 @@ type BindOptions struct {
 	// revealingFSTypes) are detached from the view wherever mounted.
 	Root bool
 	// Getenv reads the environment git on the host sees (XDG_CONFIG_HOME,
-	// where the user's git configuration is: see gitConfigTargets); nil
-	// means os.Getenv.
+	// where the user's git configuration is, and GIT_CONFIG_GLOBAL,
+	// GIT_CONFIG_SYSTEM, GIT_CONFIG_COUNT and GIT_CONFIG_PARAMETERS: see
+	// gitConfigTargets); nil means os.Getenv.
 	Getenv func(string) string
 }
 

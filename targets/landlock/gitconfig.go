@@ -3,6 +3,7 @@ package landlock
 import (
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/sbx-dev/sbx/ir"
@@ -246,7 +247,9 @@ type gitRepo struct {
 // (gitSubmodules, whose .git link files are protected too). The files
 // read are each repository's config and config.worktree, the user's
 // global configuration (~/.gitconfig and the XDG one) and the system's
-// (/etc/gitconfig), and what they include (conditions of includeIf are not
+// (/etc/gitconfig), the files and variables git takes from the
+// environment (getenv: GIT_CONFIG_GLOBAL, GIT_CONFIG_SYSTEM,
+// GIT_CONFIG_COUNT, GIT_CONFIG_PARAMETERS), and what they include (conditions of includeIf are not
 // evaluated: every one counts), up to git's depth. A repository's config,
 // config.worktree or hooks that is a symbolic link protects its target.
 //
@@ -359,7 +362,11 @@ func gitConfigTargets(bd *ir.Bound, v View, repos []gitRepo, home string, getenv
 				protect(src, expand(e.value, worktree), set(e, file), "run the hooks in it")
 			case gitPathKey(e.name):
 				// An included file's relative path starts at the including
-				// file's directory.
+				// file's directory; git refuses one given in its
+				// environment, which has none.
+				if file == gitEnvFile && !filepath.IsAbs(e.value) && !strings.HasPrefix(e.value, "~") {
+					continue
+				}
 				inc := expand(e.value, filepath.Dir(file))
 				protect(src, inc, set(e, file), "read it as configuration")
 				if inc != "" {
@@ -403,6 +410,23 @@ func gitConfigTargets(bd *ir.Bound, v View, repos []gitRepo, home string, getenv
 		}
 	}
 	global = append(global, "/etc/gitconfig")
+	// The host's git takes these from its environment instead of (or on
+	// top of) the files above; sbx's environment is the nearest to it
+	// there is. They are read in addition to the defaults: an
+	// environment the host's git runs without (another terminal) then
+	// costs a carve-out, never a missed hook.
+	for _, name := range []string{"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM"} {
+		switch f := getenv(name); {
+		case filepath.IsAbs(f):
+			global = append(global, f)
+		case strings.HasPrefix(f, "~/") && home != "":
+			global = append(global, filepath.Join(home, f[2:]))
+		}
+	}
+	if es := gitEnvEntries(getenv); len(es) > 0 {
+		parsed[gitEnvFile] = es
+		global = append(global, gitEnvFile)
+	}
 	for _, repo := range repos {
 		if repo.gitfile != "" {
 			// A submodule's gitfile: rewritten, it would make the host's
@@ -436,6 +460,101 @@ func gitConfigTargets(bd *ir.Bound, v View, repos []gitRepo, home string, getenv
 		return nil, nil, refuse
 	}
 	return out, followed, nil
+}
+
+// gitEnvFile names the variables git takes from its environment
+// (gitEnvEntries) where a file's name would be, in messages.
+const gitEnvFile = "the environment (GIT_CONFIG_COUNT, GIT_CONFIG_PARAMETERS)"
+
+// gitEnvMax bounds the variables read from GIT_CONFIG_COUNT.
+const gitEnvMax = 10000
+
+// gitEnvEntries returns the configuration variables git takes from its
+// environment: GIT_CONFIG_KEY_<n> and GIT_CONFIG_VALUE_<n> for n below
+// GIT_CONFIG_COUNT (git 2.31), and GIT_CONFIG_PARAMETERS, which git sets
+// for the commands it runs from its -c options (as 'key'='value' or, from
+// older versions, 'key=value', single-quoted as a shell would take them).
+// A malformed count or key is skipped: git refuses it, and runs nothing.
+func gitEnvEntries(getenv func(string) string) []gitEntry {
+	var out []gitEntry
+	if n, err := strconv.Atoi(getenv("GIT_CONFIG_COUNT")); err == nil && n > 0 {
+		for i := range min(n, gitEnvMax) {
+			k := getenv(fmt.Sprintf("GIT_CONFIG_KEY_%d", i))
+			if e, ok := gitEnvEntry(k, getenv(fmt.Sprintf("GIT_CONFIG_VALUE_%d", i))); ok {
+				out = append(out, e)
+			}
+		}
+	}
+	for _, kv := range gitParameters(getenv("GIT_CONFIG_PARAMETERS")) {
+		if e, ok := gitEnvEntry(kv[0], kv[1]); ok {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// gitEnvEntry makes the variable key (section.name or
+// section.subsection.name) with value, named as parseGitConfig names a
+// file's: section and name lowercased, the subsection as written.
+func gitEnvEntry(key, value string) (gitEntry, bool) {
+	first, last := strings.IndexByte(key, '.'), strings.LastIndexByte(key, '.')
+	if first <= 0 || last == len(key)-1 {
+		return gitEntry{}, false
+	}
+	name := strings.ToLower(key[:first]) + key[first:last+1] + strings.ToLower(key[last+1:])
+	return gitEntry{name: name, value: value, key: key}, true
+}
+
+// gitParameters splits GIT_CONFIG_PARAMETERS into keys and values: words
+// separated by blanks, each single-quoted as a shell reads it (a quote
+// inside closed, escaped with a backslash and reopened),
+// either 'key'='value' or 'key=value'. What does not parse ends the list.
+func gitParameters(s string) [][2]string {
+	var out [][2]string
+	for {
+		s = strings.TrimLeft(s, " \t\n")
+		if s == "" {
+			return out
+		}
+		key, rest, ok := gitSingleQuoted(s)
+		if !ok {
+			return out
+		}
+		var value string
+		switch {
+		case strings.HasPrefix(rest, "='"):
+			if value, rest, ok = gitSingleQuoted(rest[1:]); !ok {
+				return out
+			}
+		case strings.Contains(key, "="):
+			key, value, _ = strings.Cut(key, "=")
+		default:
+			// A bare key: a variable set to true, nothing git runs.
+		}
+		out = append(out, [2]string{key, value})
+		s = rest
+	}
+}
+
+// gitSingleQuoted reads one single-quoted string at the start of s, with
+// a quote inside written as the shell's closing quote, escaped quote and
+// opening quote, and returns it and what follows.
+func gitSingleQuoted(s string) (word, rest string, ok bool) {
+	var b strings.Builder
+	for strings.HasPrefix(s, "'") {
+		end := strings.IndexByte(s[1:], '\'')
+		if end < 0 {
+			return "", "", false
+		}
+		b.WriteString(s[1 : 1+end])
+		s = s[2+end:]
+		if !strings.HasPrefix(s, "\\''") {
+			return b.String(), s, true
+		}
+		b.WriteByte('\'')
+		s = s[2:]
+	}
+	return "", "", false
 }
 
 // gitInterpreter reports whether the next word of a command after program

@@ -122,3 +122,43 @@ func TestGitWords(t *testing.T) {
 		}
 	}
 }
+
+// TestGitEnvEntries: the variables git takes from its environment, named
+// as a file's are, and GIT_CONFIG_PARAMETERS in both of git's quotings.
+func TestGitEnvEntries(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		env  map[string]string
+		want []gitEntry
+	}{
+		{"nothing", nil, nil},
+		{"count", map[string]string{
+			"GIT_CONFIG_COUNT": "3",
+			"GIT_CONFIG_KEY_0": "Core.HooksPath", "GIT_CONFIG_VALUE_0": "h",
+			"GIT_CONFIG_KEY_1": "filter.MyDrv.Clean", "GIT_CONFIG_VALUE_1": "sh x.sh",
+			"GIT_CONFIG_KEY_2": "nodot", "GIT_CONFIG_VALUE_2": "skipped",
+		}, []gitEntry{
+			{name: "core.hookspath", value: "h", key: "Core.HooksPath"},
+			{name: "filter.MyDrv.clean", value: "sh x.sh", key: "filter.MyDrv.Clean"},
+		}},
+		{"bogus count", map[string]string{"GIT_CONFIG_COUNT": "x", "GIT_CONFIG_KEY_0": "core.pager", "GIT_CONFIG_VALUE_0": "p"}, nil},
+		{"count beyond the keys", map[string]string{"GIT_CONFIG_COUNT": "2", "GIT_CONFIG_KEY_0": "core.pager", "GIT_CONFIG_VALUE_0": "p"},
+			[]gitEntry{{name: "core.pager", value: "p", key: "core.pager"}}},
+		{"parameters", map[string]string{
+			"GIT_CONFIG_PARAMETERS": `'core.hooksPath'='it'\''s/h' 'alias.x=!tools/x.sh'  'color.ui' 'sub.A.B.Key'='v w'`,
+		}, []gitEntry{
+			{name: "core.hookspath", value: "it's/h", key: "core.hooksPath"},
+			{name: "alias.x", value: "!tools/x.sh", key: "alias.x"},
+			{name: "color.ui", key: "color.ui"},
+			{name: "sub.A.B.key", value: "v w", key: "sub.A.B.Key"},
+		}},
+		{"parameters cut at what does not parse", map[string]string{"GIT_CONFIG_PARAMETERS": `'core.pager'='p' unquoted 'core.editor'='e'`},
+			[]gitEntry{{name: "core.pager", value: "p", key: "core.pager"}}},
+		{"unterminated quote", map[string]string{"GIT_CONFIG_PARAMETERS": `'core.pager'='p`}, nil},
+	} {
+		got := gitEnvEntries(func(k string) string { return tc.env[k] })
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)
+		}
+	}
+}

@@ -142,6 +142,57 @@ func TestGitConfigTargets(t *testing.T) {
 			t.Errorf("config %q: %v, want no refusal", config, err)
 		}
 	}
+	// What the host's git takes from its environment: another global or
+	// system file, and variables of their own (git -c, GIT_CONFIG_COUNT).
+	write(dir+"/.git/config", "")
+	for _, f := range []string{"tools/g.sh", "tools/s.sh", "tools/c.sh", "tools/p.sh", "env.inc", "tools/inc.sh"} {
+		write(dir+"/"+f, "")
+	}
+	write(outside+"/global", "[core]\n\tpager = tools/g.sh\n")
+	write(outside+"/system", "[alias]\n\ts = !tools/s.sh\n")
+	write(dir+"/env.inc", "[core]\n\teditor = tools/inc.sh\n")
+	vars := map[string]string{
+		"GIT_CONFIG_GLOBAL": outside + "/global", "GIT_CONFIG_SYSTEM": outside + "/system",
+		"GIT_CONFIG_COUNT": "2", "GIT_CONFIG_KEY_0": "core.fsmonitor", "GIT_CONFIG_VALUE_0": "tools/c.sh",
+		"GIT_CONFIG_KEY_1": "include.path", "GIT_CONFIG_VALUE_1": dir + "/env.inc",
+		"GIT_CONFIG_PARAMETERS": "'filter.f.clean'='sh tools/p.sh'",
+	}
+	withVars := func(k string) string {
+		if v, ok := vars[k]; ok {
+			return v
+		}
+		return env(k)
+	}
+	bindEnv := func() (*landlock.Spec, error) {
+		b, err := landlock.DefaultBindings(dir, withVars)
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec, _, err := plan.Bind(b, landlock.BindOptions{KernelABI: 7, Supervise: true, Getenv: withVars})
+		return spec, err
+	}
+	spec, err = bindEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ro = readOnly(spec)
+	for _, want := range []string{"tools/g.sh", "tools/s.sh", "tools/c.sh", "tools/p.sh", "env.inc", "tools/inc.sh"} {
+		if !ro[want] {
+			t.Errorf("with git's environment: %s is not read-only (read-only: %v)", want, ro)
+		}
+	}
+	// Missing, from the environment: refused, naming it.
+	vars["GIT_CONFIG_VALUE_0"] = "tools/gone.sh"
+	if _, err := bindEnv(); err == nil || !strings.Contains(err.Error(), "core.fsmonitor = tools/gone.sh, in the environment") {
+		t.Errorf("a missing fsmonitor hook from the environment: %v, want a refusal naming it", err)
+	}
+	// A relative include from the environment: git refuses it, so is it
+	// not followed (and no refusal for what it would name).
+	vars["GIT_CONFIG_VALUE_0"], vars["GIT_CONFIG_VALUE_1"] = "tools/c.sh", "missing.inc"
+	if _, err := bindEnv(); err != nil {
+		t.Errorf("a relative include from the environment: %v, want it ignored", err)
+	}
+
 	// An include cycle ends.
 	write(dir+"/.git/config", "[include]\n\tpath = ../shared.inc\n")
 	write(dir+"/shared.inc", "[include]\n\tpath = shared.inc\n")
