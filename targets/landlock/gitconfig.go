@@ -415,13 +415,20 @@ func gitConfigTargets(bd *ir.Bound, v View, repos []gitRepo, home string, getenv
 	// there is. They are read in addition to the defaults: an
 	// environment the host's git runs without (another terminal) then
 	// costs a carve-out, never a missed hook.
+	// A file the environment names is itself protected where it lies in
+	// a writable root, and refused there when missing, as an include is.
+	envFiles := map[string]string{}
 	for _, name := range []string{"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM"} {
-		switch f := getenv(name); {
+		f := getenv(name)
+		switch {
 		case filepath.IsAbs(f):
-			global = append(global, f)
 		case strings.HasPrefix(f, "~/") && home != "":
-			global = append(global, filepath.Join(home, f[2:]))
+			f = filepath.Join(home, f[2:])
+		default:
+			continue
 		}
+		global = append(global, f)
+		envFiles[f] = name + " = " + getenv(name)
 	}
 	if es := gitEnvEntries(getenv); len(es) > 0 {
 		parsed[gitEnvFile] = es
@@ -453,6 +460,9 @@ func gitConfigTargets(bd *ir.Bound, v View, repos []gitRepo, home string, getenv
 		// The user's and the system's files apply to every repository;
 		// their relative paths start at each working tree.
 		for _, g := range global {
+			if what, ok := envFiles[g]; ok {
+				protect(repo.src, canon(g), what+", in the environment", "read it as configuration")
+			}
 			walk(repo.src, g, repo.worktree, 0)
 		}
 	}

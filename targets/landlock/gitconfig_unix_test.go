@@ -186,9 +186,22 @@ func TestGitConfigTargets(t *testing.T) {
 	if _, err := bindEnv(); err == nil || !strings.Contains(err.Error(), "core.fsmonitor = tools/gone.sh, in the environment") {
 		t.Errorf("a missing fsmonitor hook from the environment: %v, want a refusal naming it", err)
 	}
+	// A global file the environment names inside the workspace is itself
+	// read-only, and refused there when missing.
+	vars["GIT_CONFIG_VALUE_0"] = "tools/c.sh"
+	write(dir+"/ws.gitconfig", "")
+	vars["GIT_CONFIG_GLOBAL"] = dir + "/ws.gitconfig"
+	if spec, err := bindEnv(); err != nil || !readOnly(spec)["ws.gitconfig"] {
+		t.Errorf("GIT_CONFIG_GLOBAL in the workspace: %v, want it read-only", err)
+	}
+	vars["GIT_CONFIG_GLOBAL"] = dir + "/none.gitconfig"
+	if _, err := bindEnv(); err == nil || !strings.Contains(err.Error(), "GIT_CONFIG_GLOBAL = "+dir+"/none.gitconfig, in the environment") {
+		t.Errorf("a missing GIT_CONFIG_GLOBAL in the workspace: %v, want a refusal naming it", err)
+	}
+	vars["GIT_CONFIG_GLOBAL"] = outside + "/global"
 	// A relative include from the environment: git refuses it, so is it
 	// not followed (and no refusal for what it would name).
-	vars["GIT_CONFIG_VALUE_0"], vars["GIT_CONFIG_VALUE_1"] = "tools/c.sh", "missing.inc"
+	vars["GIT_CONFIG_VALUE_1"] = "missing.inc"
 	if _, err := bindEnv(); err != nil {
 		t.Errorf("a relative include from the environment: %v, want it ignored", err)
 	}

@@ -192,3 +192,78 @@ func TestGitSubmoduleGitfileHolds(t *testing.T) {
 		}
 	})
 }
+
+// gitEnvScript tries to plant a hook in the hooks directory that git's
+// environment (GIT_CONFIG_COUNT), not any file, names.
+const gitEnvScript = `
+export MARK="$1"
+` + gitAttemptFunc + `t envhook-write  sh -c 'printf "#!/bin/sh\ntouch $MARK\n" > envhooks/pre-commit && chmod +x envhooks/pre-commit'
+t envhook-create sh -c 'printf "#!/bin/sh\ntouch $MARK\n" > envhooks/post-commit && chmod +x envhooks/post-commit'
+t envhooks-swap  sh -c 'mv envhooks eh2 && mkdir envhooks && printf "#!/bin/sh\ntouch $MARK\n" > envhooks/pre-commit && chmod +x envhooks/pre-commit'
+t other-write    sh -c 'echo data > README'
+`
+
+// TestGitEnvConfigHolds: where sbx runs with git configuration in its
+// environment (GIT_CONFIG_COUNT, as a host that runs git with the same
+// environment sets it), the hooks directory it names inside the workspace
+// is read-only to the sandboxed command, and the host's commit with that
+// environment afterwards runs nothing the command planted. The control:
+// without the sandbox the hook is planted and the host's commit runs it.
+func TestGitEnvConfigHolds(t *testing.T) {
+	rt12NeedGit(t)
+	script := rtFile(t, "gitenv.sh", gitEnvScript)
+	gitEnv := []string{"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=core.hooksPath", "GIT_CONFIG_VALUE_0=envhooks"}
+	asUser(t, func(t *testing.T, u user) {
+		setup := func() (f *fixture, repo, marker string) {
+			f = newFixture(t, u)
+			repo, marker = f.base+"/repo", f.base+"/git-marker"
+			rt12Repo(t, u, f.home, repo)
+			if err := os.Mkdir(repo+"/envhooks", 0o755); err != nil {
+				t.Fatal(err)
+			}
+			os.Chown(repo+"/envhooks", u.uid, u.uid)
+			return f, repo, marker
+		}
+		hostCommit := func(f *fixture, repo string) {
+			os.WriteFile(repo+"/new.txt", []byte("x\n"), 0o644)
+			os.Chown(repo+"/new.txt", u.uid, u.uid)
+			for _, a := range [][]string{{"add", "new.txt"}, {"commit", "-qm", "after"}} {
+				c := rt12As(u, append([]string{"HOME=" + f.home, "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=rt", "GIT_AUTHOR_EMAIL=rt@example.com",
+					"GIT_COMMITTER_NAME=rt", "GIT_COMMITTER_EMAIL=rt@example.com"}, gitEnv...), append([]string{"git", "-C", repo}, a...)...)
+				if out, err := c.CombinedOutput(); err != nil {
+					t.Logf("host git %v: %v\n%s", a, err, out)
+				}
+			}
+		}
+		// Control: without the sandbox.
+		f, repo, marker := setup()
+		cmd := rt12As(u, []string{"HOME=" + f.home}, "/bin/sh", script, marker)
+		cmd.Dir = repo
+		b, _ := cmd.CombinedOutput()
+		if !strings.Contains(string(b), "envhook-write=ok") {
+			t.Errorf("control (no sandbox): %s", b)
+		}
+		hostCommit(f, repo)
+		if !fileExists(marker) {
+			t.Fatalf("control: the host's commit with git's environment did not run the planted hook")
+		}
+		// In the sandbox, sbx started with git's environment.
+		f, repo, marker = setup()
+		r := rt12Run(t, u, f.home, gitEnv, "workspace", repo, "/bin/sh", script, marker)
+		got := map[string]string{}
+		for _, l := range strings.Fields(r.Stdout) {
+			k, v, _ := strings.Cut(l, "=")
+			got[k] = v
+		}
+		want := map[string]string{"envhook-write": "EROFS", "envhook-create": "EROFS", "envhooks-swap": "EBUSY", "other-write": "ok"}
+		for k, w := range want {
+			if got[k] != w {
+				t.Errorf("sandboxed %s=%s, want %s (stdout %q, stderr %q)", k, got[k], w, r.Stdout, r.Stderr)
+			}
+		}
+		hostCommit(f, repo)
+		if fileExists(marker) {
+			t.Errorf("the host's commit ran code the sandboxed command planted")
+		}
+	})
+}
