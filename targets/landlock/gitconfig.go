@@ -228,6 +228,40 @@ type gitRepo struct {
 	worktree string
 	dirs     []string
 	gitfile  string // a submodule's .git link file, or ""
+	named    string // the environment's setting that names it, or ""
+}
+
+// gitEnvRepo returns the repository GIT_DIR names in git's environment
+// (getenv), with the working tree GIT_WORK_TREE names or, without one,
+// the directory that holds it: git on the host run with that environment
+// takes it wherever it runs. A relative path is taken from sbx's working
+// directory. The rule of the writable root it lies in (or else the first
+// writable root's) stands for it in what it protects.
+func gitEnvRepo(bd *ir.Bound, getenv func(string) string) (gitRepo, bool) {
+	dir := getenv("GIT_DIR")
+	if dir == "" {
+		return gitRepo{}, false
+	}
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return gitRepo{}, false
+	}
+	repo := gitRepo{worktree: filepath.Dir(dir), dirs: []string{dir}, named: "GIT_DIR = " + getenv("GIT_DIR") + ", in the environment"}
+	if wt := getenv("GIT_WORK_TREE"); wt != "" {
+		if w, err := filepath.Abs(wt); err == nil {
+			repo.worktree = w
+		}
+	}
+	found := false
+	if acc, r, _ := bd.Access(dir); acc == ir.Write && r != nil {
+		repo.src, found = *r, true
+	}
+	for _, r := range bd.Rules {
+		if !found && r.Origin == ir.OriginRule && r.Access == ir.Write {
+			repo.src, found = r, true
+		}
+	}
+	return repo, found
 }
 
 // gitConfigTargets protects what the configuration of the repositories
@@ -243,7 +277,8 @@ type gitRepo struct {
 // on the host would run them on the next commit, checkout or status.
 // The repositories are those behind the protected names (repos), the one
 // git finds above a writable root without a .git of its own
-// (gitAncestorRepos), and the checked-out submodules of all of them
+// (gitAncestorRepos), the one GIT_DIR names (gitEnvRepo: itself read-only
+// inside a writable root), and the checked-out submodules of all of them
 // (gitSubmodules, whose .git link files are protected too). The files
 // read are each repository's config and config.worktree, the user's
 // global configuration (~/.gitconfig and the XDG one) and the system's
@@ -268,6 +303,9 @@ func gitConfigTargets(bd *ir.Bound, v View, repos []gitRepo, home string, getenv
 	}
 	var followed []string
 	repos = append(repos, gitAncestorRepos(bd, v, repos, &followed)...)
+	if r, ok := gitEnvRepo(bd, getenv); ok {
+		repos = append(repos, r)
+	}
 	if len(repos) == 0 {
 		return nil, nil, nil
 	}
@@ -435,6 +473,14 @@ func gitConfigTargets(bd *ir.Bound, v View, repos []gitRepo, home string, getenv
 		global = append(global, gitEnvFile)
 	}
 	for _, repo := range repos {
+		if repo.named != "" {
+			// The repository git's environment names: itself read-only
+			// where it lies in a writable root, as a protected .git is,
+			// and refused there when missing.
+			for _, d := range repo.dirs {
+				protect(repo.src, d, repo.named, "use it as the repository")
+			}
+		}
 		if repo.gitfile != "" {
 			// A submodule's gitfile: rewritten, it would make the host's
 			// git (a "git status" in the superproject recurses into it)

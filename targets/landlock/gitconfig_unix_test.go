@@ -199,6 +199,35 @@ func TestGitConfigTargets(t *testing.T) {
 		t.Errorf("a missing GIT_CONFIG_GLOBAL in the workspace: %v, want a refusal naming it", err)
 	}
 	vars["GIT_CONFIG_GLOBAL"] = outside + "/global"
+	// The repository GIT_DIR names: read-only in the workspace, its
+	// configuration read, and refused there when missing.
+	if err := os.MkdirAll(dir+"/other.git", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dir+"/tools/dirhooks", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write(dir+"/other.git/config", "[core]\n\thooksPath = tools/dirhooks\n")
+	vars["GIT_DIR"] = dir + "/other.git"
+	if spec, err := bindEnv(); err != nil || !readOnly(spec)["other.git"] || !readOnly(spec)["tools/dirhooks"] {
+		t.Errorf("GIT_DIR in the workspace: %v, want it and the hooks its configuration names read-only", err)
+	}
+	vars["GIT_DIR"] = dir + "/none.git"
+	if _, err := bindEnv(); err == nil || !strings.Contains(err.Error(), "GIT_DIR = "+dir+"/none.git, in the environment") {
+		t.Errorf("a missing GIT_DIR in the workspace: %v, want a refusal naming it", err)
+	}
+	// Outside the writable roots, with GIT_WORK_TREE the workspace: only
+	// what its configuration names there.
+	if err := os.MkdirAll(outside+"/bare.git", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write(outside+"/bare.git/config", "[core]\n\thooksPath = tools/dirhooks\n")
+	vars["GIT_DIR"], vars["GIT_WORK_TREE"] = outside+"/bare.git", dir
+	if spec, err := bindEnv(); err != nil || !readOnly(spec)["tools/dirhooks"] || readOnly(spec)["other.git"] {
+		t.Errorf("GIT_DIR outside, GIT_WORK_TREE the workspace: %v, want the hooks it names read-only (and nothing else)", err)
+	}
+	delete(vars, "GIT_DIR")
+	delete(vars, "GIT_WORK_TREE")
 	// A relative include from the environment: git refuses it, so is it
 	// not followed (and no refusal for what it would name).
 	vars["GIT_CONFIG_VALUE_1"] = "missing.inc"
