@@ -554,6 +554,26 @@ func (osView) Subdirs(dir string) []string {
 	return out
 }
 
+// Links lists the symbolic links directly in dir (LinkLister).
+func (osView) Links(dir string) []string {
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, d := range des {
+		if d.Type()&os.ModeSymlink != 0 {
+			out = append(out, d.Name())
+		}
+	}
+	return out
+}
+
+// LinkLister is a View that can list the symbolic links in a directory.
+type LinkLister interface {
+	Links(dir string) []string
+}
+
 // cachedView remembers the answers of a View for one binding. The
 // launcher asks it again when it compiles the bound spec, possibly from
 // several goroutines.
@@ -607,6 +627,15 @@ func (c *cachedView) Stat(p string) Kind {
 }
 
 func (c *cachedView) Subdirs(dir string) []string { return c.v.Subdirs(dir) }
+
+// Links lists the underlying view's links in dir (none for a view that
+// cannot list them).
+func (c *cachedView) Links(dir string) []string {
+	if l, ok := c.v.(LinkLister); ok {
+		return l.Links(dir)
+	}
+	return nil
+}
 
 // Mounts lists the underlying view's mounts (none for a view that has no
 // mounts to list).

@@ -500,6 +500,18 @@ func gitConfigTargets(bd *ir.Bound, v View, repos []gitRepo, home string, getenv
 					protect(repo.src, canon(p), "the link "+p, does)
 				}
 			}
+			// A single hook that is a link (a project's scripts/pre-commit
+			// linked into .git/hooks, as many READMEs ask): git runs what
+			// it leads to. A sample is never run.
+			if l, ok := v.(LinkLister); ok {
+				hooks := filepath.Join(d, "hooks")
+				for _, name := range l.Links(hooks) {
+					if !strings.HasSuffix(name, ".sample") {
+						p := filepath.Join(hooks, name)
+						protect(repo.src, canon(p), "the hook link "+p, "run it")
+					}
+				}
+			}
 			walk(repo.src, filepath.Join(d, "config"), repo.worktree, 0)
 			walk(repo.src, filepath.Join(d, "config.worktree"), repo.worktree, 0)
 		}

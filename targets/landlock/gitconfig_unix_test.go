@@ -142,6 +142,35 @@ func TestGitConfigTargets(t *testing.T) {
 			t.Errorf("config %q: %v, want no refusal", config, err)
 		}
 	}
+	// A hook that is a link into the workspace (scripts/pre-commit linked
+	// into .git/hooks): its target is read-only, a sample's is not, and a
+	// dangling one there is refused.
+	write(dir+"/.git/config", "")
+	if err := os.MkdirAll(dir+"/.git/hooks", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write(dir+"/tools/pre-commit", "")
+	write(dir+"/tools/sample", "")
+	for target, link := range map[string]string{"../../tools/pre-commit": "pre-commit", "../../tools/sample": "pre-push.sample"} {
+		if err := os.Symlink(target, dir+"/.git/hooks/"+link); err != nil {
+			t.Fatal(err)
+		}
+	}
+	spec, err = bind()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ro := readOnly(spec); !ro["tools/pre-commit"] || ro["tools/sample"] {
+		t.Errorf("hook links: tools/pre-commit read-only %v (want true), tools/sample %v (want false)", ro["tools/pre-commit"], ro["tools/sample"])
+	}
+	if err := os.Symlink("../../tools/gone", dir+"/.git/hooks/post-merge"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bind(); err == nil || !strings.Contains(err.Error(), "the hook link "+dir+"/.git/hooks/post-merge") {
+		t.Errorf("a dangling hook link into the workspace: %v, want a refusal naming it", err)
+	}
+	os.RemoveAll(dir + "/.git/hooks")
+
 	// What the host's git takes from its environment: another global or
 	// system file, and variables of their own (git -c, GIT_CONFIG_COUNT).
 	write(dir+"/.git/config", "")
