@@ -363,6 +363,22 @@ func gitConfigTargets(bd *ir.Bound, v View, repos []gitRepo, home string, getenv
 		seen[p] = true
 		out = append(out, ir.BoundRule{Path: p, Access: ir.Read, Origin: ir.OriginProtect, Symbolic: src.Symbolic, Source: src.Source})
 	}
+	// hookLinks protects the targets of the hooks in dir that are links
+	// (a project's scripts/pre-commit linked into .git/hooks, as many
+	// projects ask): git runs what a link leads to. A sample is never
+	// run.
+	hookLinks := func(src ir.BoundRule, dir string) {
+		l, ok := v.(LinkLister)
+		if !ok || dir == "" {
+			return
+		}
+		for _, name := range l.Links(dir) {
+			if !strings.HasSuffix(name, ".sample") {
+				p := filepath.Join(dir, name)
+				protect(src, canon(p), "the hook link "+p, "run it")
+			}
+		}
+	}
 	// set names a variable for protect's refusal.
 	set := func(e gitEntry, file string) string { return fmt.Sprintf("%s = %s, in %s", e.key, e.value, file) }
 	// entries reads and parses each file once (the user's and the
@@ -397,7 +413,9 @@ func gitConfigTargets(bd *ir.Bound, v View, repos []gitRepo, home string, getenv
 					protect(src, expand(firstWord(e.value), worktree), set(e, file), "run it on every status")
 				}
 			case e.name == "core.hookspath":
-				protect(src, expand(e.value, worktree), set(e, file), "run the hooks in it")
+				dir := expand(e.value, worktree)
+				protect(src, dir, set(e, file), "run the hooks in it")
+				hookLinks(src, dir)
 			case gitPathKey(e.name):
 				// An included file's relative path starts at the including
 				// file's directory; git refuses one given in its
@@ -500,18 +518,7 @@ func gitConfigTargets(bd *ir.Bound, v View, repos []gitRepo, home string, getenv
 					protect(repo.src, canon(p), "the link "+p, does)
 				}
 			}
-			// A single hook that is a link (a project's scripts/pre-commit
-			// linked into .git/hooks, as many READMEs ask): git runs what
-			// it leads to. A sample is never run.
-			if l, ok := v.(LinkLister); ok {
-				hooks := filepath.Join(d, "hooks")
-				for _, name := range l.Links(hooks) {
-					if !strings.HasSuffix(name, ".sample") {
-						p := filepath.Join(hooks, name)
-						protect(repo.src, canon(p), "the hook link "+p, "run it")
-					}
-				}
-			}
+			hookLinks(repo.src, filepath.Join(d, "hooks"))
 			walk(repo.src, filepath.Join(d, "config"), repo.worktree, 0)
 			walk(repo.src, filepath.Join(d, "config.worktree"), repo.worktree, 0)
 		}

@@ -170,6 +170,20 @@ func TestGitConfigTargets(t *testing.T) {
 		t.Errorf("a dangling hook link into the workspace: %v, want a refusal naming it", err)
 	}
 	os.RemoveAll(dir + "/.git/hooks")
+	// The same in the directory core.hooksPath names.
+	if err := os.MkdirAll(dir+"/.husky/_", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(dir + "/.husky/_/pre-commit")
+	if err := os.Symlink("../../tools/pre-commit", dir+"/.husky/_/pre-commit"); err != nil {
+		t.Fatal(err)
+	}
+	write(dir+"/.git/config", "[core]\n\thooksPath = .husky/_\n")
+	if spec, err := bind(); err != nil || !readOnly(spec)["tools/pre-commit"] {
+		t.Errorf("a hook link in core.hooksPath: %v, want its target read-only", err)
+	}
+	os.Remove(dir + "/.husky/_/pre-commit")
+	write(dir+"/.git/config", "")
 
 	// What the host's git takes from its environment: another global or
 	// system file, and variables of their own (git -c, GIT_CONFIG_COUNT).
