@@ -229,6 +229,52 @@ type gitRepo struct {
 	dirs     []string
 	gitfile  string // a submodule's .git link file, or ""
 	named    string // the environment's setting that names it, or ""
+	nested   bool   // one level below the workspace (gitNestedRepos)
+}
+
+// gitNestedRepos returns the repositories one level below the working
+// directory's writable root ({cwd}/NAME/.git, a directory or a gitfile):
+// a workspace that is a folder of projects, or a project with clones of
+// others inside it. Protected names are kept read-only only directly
+// below writable roots, so each of these .git was writable, and the
+// host's next commit in that project ran the hooks the command planted
+// there. They are protected as the workspace's own .git is, where they
+// exist; one the command creates is a repository the user has never
+// used. Only {cwd} is looked into (one directory listing and an lstat
+// per subdirectory): /tmp, writable too, holds hundreds of other
+// programs' directories.
+func gitNestedRepos(bd *ir.Bound, v View, known []gitRepo, followed *[]string) []gitRepo {
+	have := map[string]bool{}
+	for _, r := range known {
+		have[r.worktree] = true
+	}
+	var out []gitRepo
+	for _, r := range bd.Rules {
+		if r.Origin != ir.OriginRule || r.Access != ir.Write || r.Symbolic.Anchor != ir.AnchorCwd || r.Symbolic.Rel != "" {
+			continue
+		}
+		for _, sub := range v.Subdirs(r.Path) {
+			dir := filepath.Join(r.Path, sub)
+			g := filepath.Join(dir, ".git")
+			kind := v.Lstat(g)
+			if (kind != KindDir && kind != KindFile) || have[dir] {
+				continue
+			}
+			have[dir] = true
+			repo := gitRepo{src: r, worktree: dir, dirs: []string{g}, nested: true}
+			if kind == KindFile {
+				repo.dirs = nil
+				if d, ok := readGitLink(v, g, "gitdir:", followed); ok {
+					repo.dirs = append(repo.dirs, d)
+					if c, ok := readGitLink(v, filepath.Join(d, "commondir"), "", followed); ok {
+						repo.dirs = append(repo.dirs, c)
+					}
+				}
+			}
+			out = append(out, repo)
+		}
+	}
+	return out
 }
 
 // gitEnvRepo returns the repository GIT_DIR names in git's environment
@@ -306,6 +352,7 @@ func gitConfigTargets(bd *ir.Bound, v View, repos []gitRepo, home string, getenv
 	if r, ok := gitEnvRepo(bd, getenv); ok {
 		repos = append(repos, r)
 	}
+	repos = append(repos, gitNestedRepos(bd, v, repos, &followed)...)
 	if len(repos) == 0 {
 		return nil, nil, nil
 	}
@@ -491,6 +538,14 @@ func gitConfigTargets(bd *ir.Bound, v View, repos []gitRepo, home string, getenv
 		global = append(global, gitEnvFile)
 	}
 	for _, repo := range repos {
+		if repo.nested {
+			// A repository one level below the workspace: read-only as a
+			// protected .git is (it exists: nothing to refuse).
+			protect(repo.src, filepath.Join(repo.worktree, ".git"), "", "")
+			for _, d := range repo.dirs {
+				protect(repo.src, d, "", "")
+			}
+		}
 		if repo.named != "" {
 			// The repository git's environment names: itself read-only
 			// where it lies in a writable root, as a protected .git is,

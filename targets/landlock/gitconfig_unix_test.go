@@ -185,6 +185,29 @@ func TestGitConfigTargets(t *testing.T) {
 	os.Remove(dir + "/.husky/_/pre-commit")
 	write(dir+"/.git/config", "")
 
+	// A repository one level below the workspace: its .git read-only (a
+	// directory, or a gitfile), and what its configuration names;
+	// another subdirectory untouched.
+	for _, d := range []string{dir + "/proj/.git", dir + "/proj/nested-hooks", dir + "/plain", outside + "/wt.git"} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(dir+"/proj/.git/config", "[core]\n\thooksPath = nested-hooks\n")
+	if err := os.MkdirAll(dir+"/wt", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write(dir+"/wt/.git", "gitdir: "+outside+"/wt.git\n")
+	spec, err = bind()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ro := readOnly(spec); !ro["proj/.git"] || !ro["proj/nested-hooks"] || !ro["wt/.git"] || ro["plain"] || ro["proj"] {
+		t.Errorf("a repository one level down: read-only %v, want proj/.git, proj/nested-hooks and wt/.git (and not plain or proj)", ro)
+	}
+	os.RemoveAll(dir + "/proj")
+	os.RemoveAll(dir + "/wt")
+
 	// What the host's git takes from its environment: another global or
 	// system file, and variables of their own (git -c, GIT_CONFIG_COUNT).
 	write(dir+"/.git/config", "")

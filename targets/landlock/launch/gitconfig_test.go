@@ -267,3 +267,70 @@ func TestGitEnvConfigHolds(t *testing.T) {
 		}
 	})
 }
+
+// gitNestedScript tries to plant a hook in a repository one level below
+// the workspace.
+const gitNestedScript = `
+export MARK="$1"
+` + gitAttemptFunc + `t nested-hook    sh -c 'printf "#!/bin/sh\ntouch $MARK\n" > proj/.git/hooks/pre-commit && chmod +x proj/.git/hooks/pre-commit'
+t nested-config  sh -c 'printf "[core]\n\tfsmonitor = touch $MARK; false #\n" >> proj/.git/config'
+t nested-swap    sh -c 'mv proj/.git proj/g2 && git init -q proj && printf "#!/bin/sh\ntouch $MARK\n" > proj/.git/hooks/pre-commit && chmod +x proj/.git/hooks/pre-commit'
+t nested-file    sh -c 'echo data > proj/README'
+`
+
+// TestGitNestedRepoHolds: a workspace that holds a project of its own one
+// level down (a folder of projects): the project's .git is read-only to
+// the sandboxed command (EROFS, EBUSY for the swap), its files stay
+// writable, and the host's commit in it afterwards runs nothing. The
+// control: without the sandbox the hook is planted and the host's commit
+// runs it.
+func TestGitNestedRepoHolds(t *testing.T) {
+	rt12NeedGit(t)
+	script := rtFile(t, "gitnested.sh", gitNestedScript)
+	asUser(t, func(t *testing.T, u user) {
+		setup := func() (f *fixture, ws, marker string) {
+			f = newFixture(t, u)
+			ws, marker = f.base+"/projects", f.base+"/git-marker"
+			os.MkdirAll(ws, 0o755)
+			os.Chown(ws, u.uid, u.uid)
+			rt12Repo(t, u, f.home, ws+"/proj")
+			return f, ws, marker
+		}
+		hostCommit := func(f *fixture, repo string) {
+			os.WriteFile(repo+"/new.txt", []byte("x\n"), 0o644)
+			os.Chown(repo+"/new.txt", u.uid, u.uid)
+			rt12Git(u, f.home, repo, "add", "new.txt")
+			rt12Git(u, f.home, repo, "commit", "-qm", "after")
+		}
+		// Control: without the sandbox.
+		f, ws, marker := setup()
+		cmd := rt12As(u, []string{"HOME=" + f.home}, "/bin/sh", script, marker)
+		cmd.Dir = ws
+		b, _ := cmd.CombinedOutput()
+		if !strings.Contains(string(b), "nested-hook=ok") {
+			t.Errorf("control (no sandbox): %s", b)
+		}
+		hostCommit(f, ws+"/proj")
+		if !fileExists(marker) {
+			t.Fatalf("control: the host's commit did not run the planted hook")
+		}
+		// In the sandbox.
+		f, ws, marker = setup()
+		r := rt12Run(t, u, f.home, nil, "workspace", ws, "/bin/sh", script, marker)
+		got := map[string]string{}
+		for _, l := range strings.Fields(r.Stdout) {
+			k, v, _ := strings.Cut(l, "=")
+			got[k] = v
+		}
+		want := map[string]string{"nested-hook": "EROFS", "nested-config": "EROFS", "nested-swap": "EBUSY", "nested-file": "ok"}
+		for k, w := range want {
+			if got[k] != w {
+				t.Errorf("sandboxed %s=%s, want %s (stdout %q, stderr %q)", k, got[k], w, r.Stdout, r.Stderr)
+			}
+		}
+		hostCommit(f, ws+"/proj")
+		if fileExists(marker) {
+			t.Errorf("the host's commit ran code the sandboxed command planted")
+		}
+	})
+}
