@@ -232,6 +232,12 @@ type gitRepo struct {
 	nested   bool   // one level below the workspace (gitNestedRepos)
 }
 
+// gitNestedMax is the most subdirectories of the working directory that
+// gitNestedRepos looks into: each costs an lstat at every start (about
+// 9 us here), and a directory with more (a data set's) is not a folder
+// of projects.
+const gitNestedMax = 10000
+
 // gitNestedRepos returns the repositories one level below the working
 // directory's writable root ({cwd}/NAME/.git, a directory or a gitfile):
 // a workspace that is a folder of projects, or a project with clones of
@@ -241,8 +247,8 @@ type gitRepo struct {
 // there. They are protected as the workspace's own .git is, where they
 // exist; one the command creates is a repository the user has never
 // used. Only {cwd} is looked into (one directory listing and an lstat
-// per subdirectory): /tmp, writable too, holds hundreds of other
-// programs' directories.
+// per subdirectory, up to gitNestedMax of them): /tmp, writable too,
+// holds hundreds of other programs' directories.
 func gitNestedRepos(bd *ir.Bound, v View, known []gitRepo, followed *[]string) []gitRepo {
 	have := map[string]bool{}
 	for _, r := range known {
@@ -253,7 +259,11 @@ func gitNestedRepos(bd *ir.Bound, v View, known []gitRepo, followed *[]string) [
 		if r.Origin != ir.OriginRule || r.Access != ir.Write || r.Symbolic.Anchor != ir.AnchorCwd || r.Symbolic.Rel != "" {
 			continue
 		}
-		for _, sub := range v.Subdirs(r.Path) {
+		subs := v.Subdirs(r.Path)
+		if len(subs) > gitNestedMax {
+			continue
+		}
+		for _, sub := range subs {
 			dir := filepath.Join(r.Path, sub)
 			g := filepath.Join(dir, ".git")
 			kind := v.Lstat(g)
