@@ -1,0 +1,361 @@
+//go:build linux && amd64
+
+package launch_test
+
+// Red team 31 (escape), through the real sbx binary (built by TestMain),
+// as root and as uid 65534:
+//
+//   - FINDING (fixed): a working directory or $TMPDIR at, above or inside
+//     one of the home directory's start-up locations was accepted. The
+//     binding refuses a writable root that is or contains the home
+//     directory, and one in the host's system and runtime directories
+//     (runDirs, red teams 20 and 28), but nothing below the home
+//     directory; the linter's write-startup-files (SBX003) sees only a
+//     profile's own rules on them, not the workspace profile's bare {cwd}
+//     and {tmpdir} bound at run time. "sbx run --cwd ~/.config" (a
+//     dotfiles repository, an agent asked to fix an editor's
+//     configuration one level too high) let the command write
+//     ~/.config/systemd/user/*.service and its default.target.wants link
+//     (the user's manager runs it at the next login), ~/.config/autostart
+//     entries and ~/.config/git/config (git's global configuration: a
+//     core.fsmonitor there runs at every git command in every
+//     repository); "--cwd ~/.ssh" wrote rc and authorized_keys;
+//     TMPDIR=~/.local wrote bin/ (on PATH before /usr/bin), every time
+//     (TestRedTeam31EscHomeStartupRoots). Fixed: CheckWritableRoots
+//     (targets/landlock/bind.go, homeStartup, homeStartupPath) refuses
+//     (125) a {cwd}, {tmpdir} or {slash_tmp} below $HOME or the account's
+//     home that is, lies in or contains one of the start-up files and
+//     directories SBX003 names, or git's global configuration (SBX004),
+//     unless the profile writes {home} or / itself; ~/.config/nvim,
+//     ~/.ssh/keys, ~/src stay usable;
+//   - FINDING (known limit, skipped; SBX_RT31_HOLES=1 reproduces it): sbx's
+//     own executable in a writable root (a project-local install,
+//     node_modules/.bin/sbx, ./bin/sbx built in the repository, a build in
+//     /tmp such as "go test"'s or bench/run.sh's mktemp -d). The command
+//     cannot write it while sbx runs (ETXTBSY, red team 29), but it can
+//     rename it away and put a script of its own at its name: the host's
+//     next "sbx run" is that script, with no sandbox at all
+//     (TestRedTeam31EscOwnBinary). Not fixed here: refusing such a binary
+//     (as an artifact the profile makes writable is refused, red team 19)
+//     would refuse every run of a binary built in /tmp, which the workspace
+//     profile writes (go test's binaries, bench/run.sh), and a read-only
+//     bind of the executable costs every such run a mount and does not
+//     cover a symbolic link on PATH (node_modules/.bin/sbx) that names
+//     it. Keep sbx outside the directories the profiles it runs write;
+//   - held (TestRedTeam31EscHeld): a guarded name created through another
+//     process's /proc/PID/cwd and /proc/PID/fd/N (a sibling whose working
+//     directory is the workspace), through /dev/fd/N and
+//     /proc/self/fd/N of a descriptor of the workspace, by linkat of an
+//     O_TMPFILE file through /proc/self/fd, by renaming a deeper ".git"
+//     directory up, by binding a Unix socket at the name and as a FIFO:
+//     refused, nothing created; signals to the sandbox's init from inside
+//     (EPERM: it is outside the command's Landlock domain), and an "exit
+//     137" is not reported as a SIGKILL; the read-only profile: no file,
+//     directory, FIFO or socket created in the working directory, /tmp,
+//     /var/tmp, /dev/shm or /run, no time, mode or extended attribute of
+//     the working directory changed.
+//
+//	go test -count=1 -run 'TestRedTeam31Esc' -v ./targets/landlock/launch
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestRedTeam31EscHomeStartupRoots: FINDING (fixed), as root and as uid
+// 65534. Under the built-in workspace profile, a working directory or
+// $TMPDIR at a start-up location of the home directory made it writable:
+// the command wrote a user service, an autostart entry, git's global
+// configuration, SSH's rc and authorized_keys, a program in ~/.local/bin.
+// Now refused (125) and nothing is written. Controls: a working directory
+// beside or below them (~/.config/nvim, ~/.ssh/keys, ~/src) runs and
+// writes.
+func TestRedTeam31EscHomeStartupRoots(t *testing.T) {
+	// Every start-up file a command could write from the root it is
+	// given; a shell prints the ones it wrote.
+	const script = `for p in systemd/user/x.service autostart/x.desktop git/config fish/config.fish rc authorized_keys bin/git; do
+  mkdir -p "$(dirname "$1/$p")" 2>/dev/null && echo evil > "$1/$p" 2>/dev/null && echo "wrote=$p"
+done
+echo done`
+	asUser(t, func(t *testing.T, u user) {
+		f := newFixture(t, u)
+		rt29Write(t, f.home, u.uid, map[string]string{
+			".config/nvim/": "", ".config/systemd/": "", ".ssh/keys/": "", ".local/share/": "", "bin/": "", "src/": "",
+		})
+		os.Chmod(f.home+"/.ssh", 0o700)
+		// The script's argument is the root it writes below.
+		run := func(cwd, tmpdir string) rtResult {
+			env := []string{"HOME=" + f.home}
+			root := cwd
+			if tmpdir != "" {
+				env = append(env, "TMPDIR="+tmpdir)
+				root = tmpdir
+			}
+			return rtRun(t, rtOpts{u: u, env: env, args: []string{"--cwd", cwd, "--profile", "workspace", "--", "/bin/sh", "-c", script, "sh", root}})
+		}
+		for _, c := range []struct {
+			name, cwd, tmpdir string
+			refused           bool
+		}{
+			{"cwd=~/.config", f.home + "/.config", "", true},
+			{"cwd=~/.config/systemd", f.home + "/.config/systemd", "", true},
+			{"cwd=~/.ssh", f.home + "/.ssh", "", true},
+			{"cwd=~/.local", f.home + "/.local", "", true},
+			{"cwd=~/.local/share", f.home + "/.local/share", "", true},
+			{"cwd=~/bin", f.home + "/bin", "", true},
+			{"TMPDIR=~/.local", f.home + "/src", f.home + "/.local", true},
+			{"TMPDIR=~/.config", f.home + "/src", f.home + "/.config", true},
+			// Controls.
+			{"cwd=~/.config/nvim", f.home + "/.config/nvim", "", false},
+			{"cwd=~/.ssh/keys", f.home + "/.ssh/keys", "", false},
+			{"cwd=~/src", f.home + "/src", "", false},
+		} {
+			t.Run(strings.ReplaceAll(c.name, "/", "_"), func(t *testing.T) {
+				root := c.cwd
+				if c.tmpdir != "" {
+					root = c.tmpdir
+				}
+				before := rt31Tree(t, root)
+				r := run(c.cwd, c.tmpdir)
+				if c.refused {
+					if r.ExitCode != 125 || !strings.Contains(r.SbxError, "runs outside the sandbox") {
+						t.Errorf("%s: not refused (exit %d, sbx_error %q, stdout %q): the command wrote the host's start-up files", c.name, r.ExitCode, r.SbxError, r.Stdout)
+					}
+					if strings.Contains(r.Stdout, "wrote=") {
+						t.Errorf("%s: written: %q", c.name, r.Stdout)
+					}
+					if after := rt31Tree(t, root); after != before {
+						t.Errorf("%s: the tree changed:\nbefore %s\nafter  %s", c.name, before, after)
+					}
+					return
+				}
+				if r.SbxError != "" || r.ExitCode != 0 || !strings.Contains(r.Stdout, "wrote=git/config") {
+					t.Errorf("%s (control): exit %d, sbx_error %q, stdout %q, stderr %q", c.name, r.ExitCode, r.SbxError, r.Stdout, r.Stderr)
+				}
+			})
+		}
+	})
+}
+
+// rt31Tree lists the paths below root (for a before/after comparison).
+func rt31Tree(t *testing.T, root string) string {
+	t.Helper()
+	var names []string
+	filepath.Walk(root, func(p string, _ os.FileInfo, err error) error {
+		if err == nil {
+			names = append(names, strings.TrimPrefix(p, root))
+		}
+		return nil
+	})
+	return strings.Join(names, " ")
+}
+
+// TestRedTeam31EscOwnBinary: FINDING (known limit), as root and as uid
+// 65534. sbx's executable in the workspace: the command renames it away
+// and writes a script at its name, which the host's next "sbx run" runs
+// with no sandbox. Skipped unless SBX_RT31_HOLES=1 (see the header).
+func TestRedTeam31EscOwnBinary(t *testing.T) {
+	if os.Getenv("SBX_RT31_HOLES") != "1" {
+		t.Skip("known limit: sbx's own executable in a writable root can be renamed away and replaced by the command (a write while sbx runs is ETXTBSY, a rename is not); refusing it would refuse every binary built in /tmp, which the workspace profile writes; keep sbx outside the profile's writable roots (SBX_RT31_HOLES=1 reproduces)")
+	}
+	src, err := os.ReadFile(filepath.Join(bin, "sbx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	asUser(t, func(t *testing.T, u user) {
+		f := newFixture(t, u)
+		rt29Write(t, f.ws, u.uid, map[string]string{"bin/": ""})
+		own := filepath.Join(f.ws, "bin", "sbx")
+		if err := os.WriteFile(own, src, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		os.Lchown(own, u.uid, u.uid)
+		const script = `mv bin/sbx bin/.sbx.old 2>/dev/null; printf '#!/bin/sh\necho UNSANDBOXED\n' > bin/sbx 2>/dev/null && chmod +x bin/sbx 2>/dev/null; echo done`
+		argv := []string{own, "run", "--json", "--cwd", f.ws, "--profile", "workspace", "--", "/bin/sh", "-c", script}
+		out, _ := rt31As(u, f, argv).Output()
+		var r rtResult
+		if err := json.Unmarshal(out, &r); err != nil {
+			t.Fatalf("sbx: %v: %q", err, out)
+		}
+		if r.SbxError != "" {
+			t.Logf("refused: %s", r.SbxError)
+		}
+		// The host's next run.
+		next, _ := rt31As(u, f, []string{own, "run", "--", "/bin/true"}).CombinedOutput()
+		if strings.Contains(string(next), "UNSANDBOXED") {
+			t.Errorf("sbx's own executable in the workspace was replaced by the command; the host's next sbx run ran the command's script: %q", next)
+		}
+	})
+}
+
+// rt31As is argv as u's command (through setpriv for uid 65534), in the
+// fixture's workspace with its home.
+func rt31As(u user, f *fixture, argv []string) *exec.Cmd {
+	if u.uid != 0 {
+		argv = append([]string{"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"}, argv...)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C", "HOME=" + f.home}
+	cmd.Dir = f.ws
+	return cmd
+}
+
+// rt31Guarded tries every way below to create the missing guarded names
+// .mcp.json and .git in the working directory; each line is NAME=ok or
+// NAME=fail.
+const rt31Guarded = `import os, socket, time, ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+def t(name, f):
+    try:
+        f(); print(name + "=ok")
+    except Exception:
+        print(name + "=fail")
+    for n in (".mcp.json", ".git"):
+        if os.path.lexists(n):
+            print("created=" + n + "-by-" + name)
+r, w = os.pipe()
+pid = os.fork()
+if pid == 0:
+    os.close(w); os.read(r, 1); os._exit(0)
+os.close(r)
+d = os.open(".", os.O_RDONLY)
+t("sibling-cwd", lambda: open("/proc/%d/cwd/.mcp.json" % pid, "w").write("x"))
+t("devfd", lambda: open("/dev/fd/%d/.mcp.json" % d, "w").write("x"))
+t("procfd", lambda: open("/proc/%d/fd/%d/.mcp.json" % (os.getpid(), d), "w").write("x"))
+t("selffd-mkdir", lambda: os.mkdir("/proc/self/fd/%d/.git" % d))
+t("mkfifo", lambda: os.mkfifo(".mcp.json"))
+def bind():
+    s = socket.socket(socket.AF_UNIX)
+    s.bind(".git")
+t("bind", bind)
+def tmpfile():
+    fd = os.open(".", os.O_TMPFILE | os.O_WRONLY, 0o644)
+    os.write(fd, b"x")
+    os.link("/proc/self/fd/%d" % fd, ".mcp.json")
+t("tmpfile-link", tmpfile)
+def renamedir():
+    os.makedirs("deep/.git", exist_ok=True)
+    os.rename("deep/.git", ".git")
+t("rename-dir", renamedir)
+def renamefile():
+    open("deep/.mcp.json", "w").write("x")
+    if libc.renameat2(-100, b"deep/.mcp.json", -100, b".mcp.json", 1):
+        raise OSError(ctypes.get_errno(), "renameat2")
+t("renameat2-noreplace", renamefile)
+t("control", lambda: open("plain.txt", "w").write("x"))
+os.close(w)
+os.waitpid(pid, 0)
+`
+
+// rt31ReadOnly tries to leave anything behind under the read-only
+// profile; it prints the NAME=ok lines only, then "done".
+const rt31ReadOnly = `import os, socket
+cwd = os.getcwd()
+def t(name, f):
+    try:
+        f(); print(name + "=ok")
+    except Exception:
+        pass
+for d in [cwd, "/tmp", "/var/tmp", "/dev/shm", "/run"]:
+    t("create:" + d, lambda d=d: open(d + "/rt31probe", "w").close())
+    t("mkdir:" + d, lambda d=d: os.mkdir(d + "/rt31probed"))
+    t("fifo:" + d, lambda d=d: os.mkfifo(d + "/rt31fifo"))
+    def b(d=d):
+        s = socket.socket(socket.AF_UNIX)
+        s.bind(d + "/rt31sock")
+    t("bind:" + d, b)
+t("utime", lambda: os.utime(cwd))
+t("chmod", lambda: os.chmod(cwd, 0o755))
+t("xattr", lambda: os.setxattr(cwd, "user.rt31", b"x"))
+print("done")
+`
+
+// TestRedTeam31EscHeld: what held, as root and as uid 65534 (see the
+// header). Each part failed when its defence was taken away by hand: the
+// guarded names are created by the same script without a .mcp.json or
+// .git guard (a profile that protects neither), the init's signals and
+// the read-only profile's writes checked against network-off and
+// workspace runs (the controls below).
+func TestRedTeam31EscHeld(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is missing")
+	}
+	asUser(t, func(t *testing.T, u user) {
+		f := newFixture(t, u)
+		env := []string{"HOME=" + f.home}
+		t.Run("guarded", func(t *testing.T) {
+			r := rtRun(t, rtOpts{u: u, env: env, args: []string{"--cwd", f.nogit, "--profile", "workspace", "--", "python3", "-c", rt31Guarded}})
+			got := rt11Fields(r.Stdout)
+			if r.SbxError != "" || got["control"] != "ok" {
+				t.Fatalf("control failed: %q %q %q", r.SbxError, r.Stdout, r.Stderr)
+			}
+			for k, v := range got {
+				if k != "control" && v == "ok" || k == "created" {
+					t.Errorf("guarded name created: %s=%s (stdout %q)", k, v, r.Stdout)
+				}
+			}
+			for _, n := range []string{".mcp.json", ".git"} {
+				if fileExists(filepath.Join(f.nogit, n)) {
+					t.Errorf("%s exists in the workspace", n)
+				}
+			}
+			// Control: without the guard (network-off protects nothing),
+			// the same script creates the names.
+			os.RemoveAll(f.nogit + "/deep")
+			r = rtRun(t, rtOpts{u: u, env: env, args: []string{"--cwd", f.nogit, "--profile", "network-off", "--", "python3", "-c", rt31Guarded}})
+			if !strings.Contains(r.Stdout, "created=") {
+				t.Errorf("control: the script created nothing without the guard: %q %q", r.Stdout, r.Stderr)
+			}
+		})
+		t.Run("init-signals", func(t *testing.T) {
+			r := rtRun(t, rtOpts{u: u, env: env, args: []string{"--cwd", f.ws, "--profile", "workspace", "--", "/bin/sh", "-c",
+				`for s in TERM INT HUP QUIT USR1 TSTP STOP CONT PIPE ALRM XCPU; do kill -s $s 1 2>/dev/null && echo "sent=$s"; done; echo done`}})
+			if r.SbxError != "" || r.ExitCode != 0 || strings.Contains(r.Stdout, "sent=") || !strings.Contains(r.Stdout, "done") {
+				t.Errorf("a signal reached the sandbox's init: exit %d %q %q %q", r.ExitCode, r.SbxError, r.Stdout, r.Stderr)
+			}
+			r = rtRun(t, rtOpts{u: u, env: env, args: []string{"--cwd", f.ws, "--profile", "workspace", "--", "/bin/sh", "-c", "exit 137"}})
+			if r.ExitCode != 137 || r.Signal != "" {
+				t.Errorf("exit 137: reported exit %d signal %q", r.ExitCode, r.Signal)
+			}
+			r = rtRun(t, rtOpts{u: u, env: env, args: []string{"--cwd", f.ws, "--profile", "workspace", "--", "/bin/sh", "-c", "kill -9 $$"}})
+			if r.Signal != "SIGKILL" {
+				t.Errorf("control: kill -9 $$ reported signal %q", r.Signal)
+			}
+		})
+		t.Run("read-only", func(t *testing.T) {
+			before := rt31Tree(t, f.ws)
+			r := rtRun(t, rtOpts{u: u, env: env, args: []string{"--cwd", f.ws, "--profile", "read-only", "--", "python3", "-c", rt31ReadOnly}})
+			if r.SbxError != "" || !strings.Contains(r.Stdout, "done") {
+				t.Fatalf("read-only run: %q %q %q", r.SbxError, r.Stdout, r.Stderr)
+			}
+			if strings.Contains(r.Stdout, "=ok") {
+				t.Errorf("the read-only profile left something behind: %q", r.Stdout)
+			}
+			if after := rt31Tree(t, f.ws); after != before {
+				t.Errorf("the workspace changed under read-only:\nbefore %s\nafter  %s", before, after)
+			}
+			for _, d := range []string{"/tmp", "/var/tmp"} {
+				for _, n := range []string{"rt31probe", "rt31probed", "rt31fifo", "rt31sock"} {
+					if p := filepath.Join(d, n); fileExists(p) {
+						os.RemoveAll(p)
+						t.Errorf("%s created under read-only", p)
+					}
+				}
+			}
+			// Control: the workspace profile writes the working directory.
+			r = rtRun(t, rtOpts{u: u, env: env, args: []string{"--cwd", f.ws, "--profile", "workspace", "--", "python3", "-c", rt31ReadOnly}})
+			if !strings.Contains(r.Stdout, "create:"+f.ws+"=ok") {
+				t.Errorf("control: the workspace profile did not write the working directory: %q %q", r.Stdout, r.Stderr)
+			}
+			for _, d := range []string{"/tmp", "/var/tmp"} {
+				for _, n := range []string{"rt31probe", "rt31probed", "rt31fifo", "rt31sock"} {
+					os.RemoveAll(filepath.Join(d, n))
+				}
+			}
+		})
+	})
+}
