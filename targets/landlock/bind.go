@@ -273,6 +273,22 @@ func homeStartupPath(root, home string) string {
 	return ""
 }
 
+// gitDirAt reports whether git takes dir for a repository's directory, as
+// its is_git_directory does: HEAD (a file or a link), and objects/ and
+// refs/, or a commondir file (a linked worktree's directory).
+func gitDirAt(dir string) bool {
+	head, err := os.Lstat(filepath.Join(dir, "HEAD"))
+	if err != nil || !head.Mode().IsRegular() && head.Mode()&fs.ModeSymlink == 0 {
+		return false
+	}
+	if fi, err := os.Stat(filepath.Join(dir, "commondir")); err == nil && fi.Mode().IsRegular() {
+		return true
+	}
+	objects, err1 := os.Stat(filepath.Join(dir, "objects"))
+	refs, err2 := os.Stat(filepath.Join(dir, "refs"))
+	return err1 == nil && err2 == nil && objects.IsDir() && refs.IsDir()
+}
+
 // homeStartupHow says how root relates to the start-up path s.
 func homeStartupHow(root, s string) string {
 	switch {
@@ -496,6 +512,26 @@ func CheckWritableRoots(s *Spec, plan *Plan, bound []ir.BoundRule, b ir.Bindings
 			for _, h := range []string{home, accountHome} {
 				if sp := homeStartupPath(root, h); sp != "" {
 					return fmt.Errorf("binding {%s}: %s %s, which runs outside the sandbox at the next login, shell or command (a start-up file, a user service or autostart entry, SSH's rc, config or authorized_keys, a directory on PATH, git's global configuration); refusing (%s)", a.anchor, strings.TrimSpace(a.what+" "+root), homeStartupHow(root, sp), a.way)
+				}
+			}
+		}
+		// A repository's directory itself (a bare repository, the
+		// directory a --git-dir names: git takes it as one wherever it
+		// holds HEAD, objects/ and refs/) is what a protected .git is,
+		// under another name: its config and hooks run on the host (red
+		// team 31: --cwd proj.git wrote hooks/post-update and a
+		// core.pager into config; only its HEAD was protected).
+		if slices.Contains(protected, ".git") || slices.Contains(protected, "HEAD") {
+			for d := root; ; d = filepath.Dir(d) {
+				if gitDirAt(d) {
+					how := "is a git repository's own directory"
+					if d != root {
+						how = "lies in a git repository's own directory, " + d + ","
+					}
+					return fmt.Errorf("binding {%s}: %s %s (HEAD, objects/ and refs/: a bare repository, or one that --git-dir names), whose config and hooks git runs on the host, and the profile protects .git; refusing (%s)", a.anchor, strings.TrimSpace(a.what+" "+root), how, a.way)
+				}
+				if d == "/" || d == "." {
+					break
 				}
 			}
 		}

@@ -28,6 +28,20 @@ package launch_test
 //     directories SBX003 names, or git's global configuration (SBX004),
 //     unless the profile writes {home} or / itself; ~/.config/nvim,
 //     ~/.ssh/keys, ~/src stay usable;
+//   - FINDING (fixed): a working directory that is a git repository's
+//     own directory (a bare repository, proj.git; the --git-dir of a
+//     bare-dotfiles setup). The workspace profile protects ".git" and
+//     "HEAD" (no bare repository can be made in the workspace), so such a
+//     directory had only its HEAD made read-only: the command wrote
+//     hooks/post-update (run on the host at the next push into it) and a
+//     core.pager into its config (run by the host's next "git log"
+//     there), every time; a working directory or TMPDIR inside one
+//     (proj.git/hooks) wrote the hooks too (TestRedTeam31EscBareRepoRoot).
+//     Fixed: CheckWritableRoots (gitDirAt) refuses (125) a {cwd},
+//     {tmpdir} or {slash_tmp} that is or lies in a directory git takes
+//     for a repository's (HEAD, and objects/ and refs/ or commondir) when
+//     the profile protects .git or HEAD, as it refused one inside a
+//     protected .git;
 //   - FINDING (known limit, skipped; SBX_RT31_HOLES=1 reproduces it): sbx's
 //     own executable in a writable root (a project-local install,
 //     node_modules/.bin/sbx, ./bin/sbx built in the repository, a build in
@@ -138,6 +152,70 @@ echo done`
 				}
 			})
 		}
+	})
+}
+
+// TestRedTeam31EscBareRepoRoot: FINDING (fixed), as root and as uid
+// 65534. The workspace profile protects ".git" and "HEAD" (so that no
+// bare repository can be made in the workspace), but a working directory
+// that is a repository's directory itself (a bare repository, proj.git,
+// or the --git-dir of a bare-dotfiles setup) had only its HEAD made
+// read-only: the command wrote hooks/post-update (run on the host at the
+// next push into it) and a core.pager into its config (run by the host's
+// next "git log" there). Now refused (125), and likewise a working
+// directory or TMPDIR inside one (proj.git/hooks). Control: network-off,
+// which protects nothing, runs there and writes.
+func TestRedTeam31EscBareRepoRoot(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is missing")
+	}
+	const script = `printf '#!/bin/sh\necho pwned\n' > hooks/post-update 2>/dev/null && echo hook=ok
+printf '[core]\n\tpager = sh -c "id > /tmp/pwned"\n' >> config 2>/dev/null && echo config=ok
+echo done`
+	asUser(t, func(t *testing.T, u user) {
+		f := newFixture(t, u)
+		bare := filepath.Join(f.base, "proj.git")
+		if out, err := exec.Command("git", "init", "-q", "--bare", bare).CombinedOutput(); err != nil {
+			t.Fatalf("git init --bare: %v %s", err, out)
+		}
+		filepath.Walk(bare, func(p string, _ os.FileInfo, _ error) error { return os.Lchown(p, u.uid, u.uid) })
+		cfg, _ := os.ReadFile(bare + "/config")
+		env := []string{"HOME=" + f.home}
+		intact := func(what string) {
+			t.Helper()
+			now, _ := os.ReadFile(bare + "/config")
+			if string(now) != string(cfg) || fileExists(bare+"/hooks/post-update") {
+				t.Errorf("%s: the bare repository was written (config %q, hook %v)", what, now, fileExists(bare+"/hooks/post-update"))
+				os.WriteFile(bare+"/config", cfg, 0o644)
+				os.Remove(bare + "/hooks/post-update")
+			}
+		}
+		for _, c := range []struct{ name, cwd, tmpdir string }{
+			{"cwd=proj.git", bare, ""},
+			{"cwd=proj.git/hooks", bare + "/hooks", ""},
+			{"TMPDIR=proj.git/hooks", f.ws, bare + "/hooks"},
+		} {
+			e := env
+			sc := script
+			if c.tmpdir != "" {
+				e = append(e, "TMPDIR="+c.tmpdir)
+				sc = `cd "$TMPDIR/.." && ` + "{\n" + script + "\n}"
+			} else if c.cwd != bare {
+				sc = `cd .. && ` + "{\n" + script + "\n}"
+			}
+			r := rtRun(t, rtOpts{u: u, env: e, args: []string{"--cwd", c.cwd, "--profile", "workspace", "--", "/bin/sh", "-c", sc}})
+			if r.ExitCode != 125 || !strings.Contains(r.SbxError, "git repository's own directory") {
+				t.Errorf("%s: not refused (exit %d, sbx_error %q, stdout %q, stderr %q)", c.name, r.ExitCode, r.SbxError, r.Stdout, r.Stderr)
+			}
+			intact(c.name)
+		}
+		// Control: a profile that protects nothing writes there.
+		r := rtRun(t, rtOpts{u: u, env: env, args: []string{"--cwd", bare, "--profile", "network-off", "--", "/bin/sh", "-c", script}})
+		if !strings.Contains(r.Stdout, "hook=ok") || !strings.Contains(r.Stdout, "config=ok") {
+			t.Errorf("control (network-off): %q %q %q", r.SbxError, r.Stdout, r.Stderr)
+		}
+		os.WriteFile(bare+"/config", cfg, 0o644)
+		os.Remove(bare + "/hooks/post-update")
 	})
 }
 
