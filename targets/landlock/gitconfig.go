@@ -2,6 +2,7 @@ package landlock
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -285,7 +286,16 @@ func gitConfigTargets(bd *ir.Bound, v View, repos []gitRepo, home string, getenv
 		case strings.HasPrefix(p, "~/") && home != "":
 			p = filepath.Join(home, p[2:])
 		case strings.HasPrefix(p, "~"):
-			return "" // another user's home: not resolved here
+			// ~NAME/...: NAME's home directory, as git expands it
+			// (getpwnam). Before red team 31 it was left unresolved,
+			// so core.hooksPath = ~root/ws/hooks left a workspace's
+			// hooks writable.
+			name, rest, _ := strings.Cut(p[1:], "/")
+			h := passwdHomeOf(name)
+			if h == "" {
+				return "" // no such user: git fails on it too
+			}
+			p = filepath.Join(h, rest)
 		case !filepath.IsAbs(p):
 			p = filepath.Join(base, p)
 		}
@@ -583,4 +593,24 @@ func gitWords(v string) (words []string, starts []bool) {
 	}
 	flush()
 	return words, starts
+}
+
+// passwdHomeOf returns the home directory of the user named name in
+// /etc/passwd, or "" (no such user, no file, not an absolute path). Only
+// a git configuration value that starts with ~NAME reads it.
+func passwdHomeOf(name string) string {
+	if name == "" || strings.ContainsAny(name, ":\n") {
+		return ""
+	}
+	data, err := os.ReadFile("/etc/passwd")
+	if err != nil {
+		return ""
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Split(line, ":")
+		if len(f) >= 6 && f[0] == name && filepath.IsAbs(f[5]) {
+			return filepath.Clean(f[5])
+		}
+	}
+	return ""
 }

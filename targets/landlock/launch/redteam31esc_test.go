@@ -42,6 +42,14 @@ package launch_test
 //     for a repository's (HEAD, and objects/ and refs/ or commondir) when
 //     the profile protects .git or HEAD, as it refused one inside a
 //     protected .git;
+//   - FINDING (fixed): git configuration values of the form ~NAME/...
+//     (git expands them to NAME's home directory) were left unresolved by
+//     session 26's protection of what git configuration names:
+//     core.hooksPath = ~root/ws/hooks in the user's ~/.gitconfig left the
+//     workspace's hooks writable, and the host's next commit ran the hook
+//     the command planted (TestRedTeam31EscGitTildeUser, root only).
+//     Fixed: targets/landlock gitconfig.go resolves ~NAME through
+//     /etc/passwd (passwdHomeOf);
 //   - FINDING (known limit, skipped; SBX_RT31_HOLES=1 reproduces it): sbx's
 //     own executable in a writable root (a project-local install,
 //     node_modules/.bin/sbx, ./bin/sbx built in the repository, a build in
@@ -217,6 +225,73 @@ echo done`
 		os.WriteFile(bare+"/config", cfg, 0o644)
 		os.Remove(bare + "/hooks/post-update")
 	})
+}
+
+// TestRedTeam31EscGitTildeUser: FINDING (fixed), as root (the named
+// account whose home holds the workspace must be the caller's: root's
+// /root here; uid 65534's home, /nonexistent, holds nothing). Session 26
+// makes what git configuration names in a writable root read-only, but
+// left a path of the form ~NAME/... unresolved (git expands it to NAME's
+// home directory): core.hooksPath = ~root/ws/hooks in the user's
+// ~/.gitconfig left the workspace's hooks writable, the command planted
+// pre-commit, and the host's next "git commit" ran it. Now resolved
+// through /etc/passwd: the hooks directory is read-only (EROFS), and a
+// missing one is refused (125) like any other.
+func TestRedTeam31EscGitTildeUser(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("needs root (a workspace in root's home directory)")
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is missing")
+	}
+	rootHome := ""
+	if data, err := os.ReadFile("/etc/passwd"); err == nil {
+		for _, line := range strings.Split(string(data), "\n") {
+			if f := strings.Split(line, ":"); len(f) >= 6 && f[0] == "root" {
+				rootHome = f[5]
+			}
+		}
+	}
+	if fi, err := os.Stat(rootHome); rootHome == "" || err != nil || !fi.IsDir() {
+		t.Skipf("root's home directory %q is not a directory", rootHome)
+	}
+	ws, err := os.MkdirTemp(rootHome, "rt31-")
+	if err != nil {
+		t.Skipf("no scratch directory in %s: %v", rootHome, err)
+	}
+	t.Cleanup(func() { os.RemoveAll(ws) })
+	home, err := os.MkdirTemp("/var/tmp", "rt31home")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(home) })
+	git := func(args ...string) string {
+		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@e"}, args...)...)
+		cmd.Dir = ws
+		cmd.Env = []string{"HOME=" + home, "PATH=/usr/local/bin:/usr/bin:/bin"}
+		out, _ := cmd.CombinedOutput()
+		return string(out)
+	}
+	git("init", "-q", ".")
+	os.Mkdir(ws+"/hooks", 0o755)
+	setting := "~root/" + filepath.Base(ws) + "/hooks"
+	if err := os.WriteFile(home+"/.gitconfig", []byte("[core]\n\thooksPath = "+setting+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const script = `printf '#!/bin/sh\necho PLANTED-HOOK\n' > hooks/pre-commit 2>/dev/null && chmod +x hooks/pre-commit && echo wrote=hook; echo done`
+	r := rtRun(t, rtOpts{u: users[0], env: []string{"HOME=" + home}, args: []string{"--cwd", ws, "--profile", "workspace", "--", "/bin/sh", "-c", script}})
+	if r.SbxError != "" || !strings.Contains(r.Stdout, "done") {
+		t.Fatalf("sbx: %q %q %q", r.SbxError, r.Stdout, r.Stderr)
+	}
+	if strings.Contains(r.Stdout, "wrote=hook") || fileExists(ws+"/hooks/pre-commit") {
+		t.Errorf("core.hooksPath = %s: the command planted hooks/pre-commit; the host's next commit: %q", setting, git("commit", "-q", "--allow-empty", "-m", "x"))
+	}
+	// A missing directory so named is refused, as any missing hooks path.
+	os.WriteFile(home+"/.gitconfig", []byte("[core]\n\thooksPath = ~root/"+filepath.Base(ws)+"/missing\n"), 0o644)
+	r = rtRun(t, rtOpts{u: users[0], env: []string{"HOME=" + home}, args: []string{"--cwd", ws, "--profile", "workspace", "--", "/bin/sh", "-c", "mkdir missing && echo made"}})
+	if r.ExitCode != 125 || fileExists(ws+"/missing") {
+		t.Errorf("core.hooksPath = ~root/.../missing: not refused (exit %d, %q, %q)", r.ExitCode, r.SbxError, r.Stdout)
+	}
 }
 
 // rt31Tree lists the paths below root (for a before/after comparison).
