@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/sbx-dev/sbx/ir"
@@ -413,6 +414,30 @@ func gitConfigTargets(bd *ir.Bound, v View, repos []gitRepo, home string, getenv
 		}
 	}
 	global = append(global, "/etc/gitconfig")
+	// What the environment sends git to instead of, or besides, those
+	// files (red team 31: each named hooks in the workspace that stayed
+	// writable, and the host's next commit with the same environment ran
+	// the command's hook): GIT_CONFIG_GLOBAL and GIT_CONFIG_SYSTEM name
+	// files read in place of the user's and the system's (both added
+	// here: reading more only protects more), and GIT_CONFIG_COUNT with
+	// GIT_CONFIG_KEY_n and GIT_CONFIG_VALUE_n set variables themselves.
+	for _, env := range []string{"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM"} {
+		if f := getenv(env); filepath.IsAbs(f) && f != "/dev/null" {
+			global = append(global, filepath.Clean(f))
+		}
+	}
+	if n, err := strconv.Atoi(getenv("GIT_CONFIG_COUNT")); err == nil && n > 0 {
+		const envFile = "the environment (GIT_CONFIG_COUNT)"
+		var es []gitEntry
+		for i := 0; i < n && i < gitEnvMax; i++ {
+			k := getenv("GIT_CONFIG_KEY_" + strconv.Itoa(i))
+			if name, ok := gitEnvName(k); ok {
+				es = append(es, gitEntry{name: name, value: getenv("GIT_CONFIG_VALUE_" + strconv.Itoa(i)), key: k})
+			}
+		}
+		parsed[envFile] = es
+		global = append(global, envFile)
+	}
 	for _, repo := range repos {
 		if repo.gitfile != "" {
 			// A submodule's gitfile: rewritten, it would make the host's
@@ -613,4 +638,24 @@ func passwdHomeOf(name string) string {
 		}
 	}
 	return ""
+}
+
+// gitEnvMax bounds the GIT_CONFIG_KEY_n variables read (git reads as many
+// as GIT_CONFIG_COUNT says; beyond this many, sbx would spend its start on
+// the environment).
+const gitEnvMax = 1000
+
+// gitEnvName is the name git matches for a variable set through
+// GIT_CONFIG_KEY_n ("core.hooksPath", "includeIf.gitdir:~/w/.path"): the
+// section and the key lowercased, a subsection as written; false for a
+// key without a section or a name.
+func gitEnvName(k string) (string, bool) {
+	i, j := strings.IndexByte(k, '.'), strings.LastIndexByte(k, '.')
+	if i <= 0 || j == len(k)-1 {
+		return "", false
+	}
+	if i == j {
+		return strings.ToLower(k), true
+	}
+	return strings.ToLower(k[:i]) + k[i:j+1] + strings.ToLower(k[j+1:]), true
 }

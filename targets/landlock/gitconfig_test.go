@@ -122,3 +122,27 @@ func TestGitWords(t *testing.T) {
 		}
 	}
 }
+
+// TestGitEnvName: a GIT_CONFIG_KEY_n name as git matches it (red team 31):
+// section and key lowercased, a subsection as written.
+func TestGitEnvName(t *testing.T) {
+	for _, c := range []struct {
+		key, want string
+		ok        bool
+	}{
+		{"core.hooksPath", "core.hookspath", true},
+		{"Core.FSMonitor", "core.fsmonitor", true},
+		{"includeIf.gitdir:~/W/.path", "includeif.gitdir:~/W/.path", true},
+		{"alias.Run", "alias.run", true},
+		{"filter.Foo.clean", "filter.Foo.clean", true},
+		{"core", "", false},
+		{".x", "", false},
+		{"core.", "", false},
+		{"", "", false},
+	} {
+		got, ok := gitEnvName(c.key)
+		if got != c.want || ok != c.ok {
+			t.Errorf("gitEnvName(%q) = %q, %v; want %q, %v", c.key, got, ok, c.want, c.ok)
+		}
+	}
+}

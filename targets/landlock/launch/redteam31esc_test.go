@@ -50,6 +50,15 @@ package launch_test
 //     the command planted (TestRedTeam31EscGitTildeUser, root only).
 //     Fixed: targets/landlock gitconfig.go resolves ~NAME through
 //     /etc/passwd (passwdHomeOf);
+//   - FINDING (fixed): nor were GIT_CONFIG_GLOBAL and GIT_CONFIG_SYSTEM
+//     (files git reads in place of the user's and the system's) or
+//     GIT_CONFIG_COUNT with GIT_CONFIG_KEY_n and GIT_CONFIG_VALUE_n
+//     (variables set by the environment, git 2.31) read: a core.hooksPath
+//     or core.fsmonitor set there and naming the workspace stayed
+//     writable, and the host's next commit with that environment ran the
+//     command's hook (TestRedTeam31EscGitConfigEnv). Fixed in
+//     gitConfigTargets (gitEnvName); GIT_CONFIG_PARAMETERS (git -c, which
+//     git passes to the gits it starts) is still not read;
 //   - FINDING (known limit, skipped; SBX_RT31_HOLES=1 reproduces it): sbx's
 //     own executable in a writable root (a project-local install,
 //     node_modules/.bin/sbx, ./bin/sbx built in the repository, a build in
@@ -292,6 +301,68 @@ func TestRedTeam31EscGitTildeUser(t *testing.T) {
 	if r.ExitCode != 125 || fileExists(ws+"/missing") {
 		t.Errorf("core.hooksPath = ~root/.../missing: not refused (exit %d, %q, %q)", r.ExitCode, r.SbxError, r.Stdout)
 	}
+}
+
+// TestRedTeam31EscGitConfigEnv: FINDING (fixed), as root and as uid
+// 65534. Session 26 reads the user's and the system's git configuration
+// at their usual places (~/.gitconfig, $XDG_CONFIG_HOME/git/config,
+// /etc/gitconfig), but git reads GIT_CONFIG_GLOBAL and GIT_CONFIG_SYSTEM
+// in their place when they are set, and takes variables from
+// GIT_CONFIG_COUNT, GIT_CONFIG_KEY_n and GIT_CONFIG_VALUE_n (git 2.31; CI
+// systems and tools set them): a core.hooksPath or core.fsmonitor set
+// there and naming the workspace stayed writable, and the host's next
+// commit with the same environment ran the command's hook. Now read like
+// the others: the hooks and the fsmonitor script are read-only, and a
+// missing hooks directory is refused (125).
+func TestRedTeam31EscGitConfigEnv(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is missing")
+	}
+	asUser(t, func(t *testing.T, u user) {
+		f := newFixture(t, u)
+		repo := filepath.Join(f.base, "repo")
+		if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
+			t.Fatalf("git init: %v %s", err, out)
+		}
+		rt29Write(t, repo, u.uid, map[string]string{"hooks/": "", "tools/fsmon.sh": "#!/bin/sh\n"})
+		cfg := filepath.Join(f.outside, "gitconfig")
+		rt29Write(t, f.outside, u.uid, map[string]string{"gitconfig": "[core]\n\thooksPath = " + repo + "/hooks\n"})
+		const script = `echo evil > hooks/pre-commit 2>/dev/null && echo wrote=hook; echo evil > tools/fsmon.sh 2>/dev/null && echo wrote=fsmon; echo done`
+		for _, c := range []struct {
+			name string
+			env  []string
+		}{
+			{"GIT_CONFIG_GLOBAL", []string{"GIT_CONFIG_GLOBAL=" + cfg}},
+			{"GIT_CONFIG_SYSTEM", []string{"GIT_CONFIG_SYSTEM=" + cfg}},
+			{"GIT_CONFIG_COUNT", []string{"GIT_CONFIG_COUNT=2", "GIT_CONFIG_KEY_0=core.hooksPath", "GIT_CONFIG_VALUE_0=" + repo + "/hooks",
+				"GIT_CONFIG_KEY_1=core.fsmonitor", "GIT_CONFIG_VALUE_1=" + repo + "/tools/fsmon.sh"}},
+		} {
+			r := rtRun(t, rtOpts{u: u, env: append([]string{"HOME=" + f.home}, c.env...), args: []string{"--cwd", repo, "--profile", "workspace", "--", "/bin/sh", "-c", script}})
+			if r.SbxError != "" || !strings.Contains(r.Stdout, "done") {
+				t.Errorf("%s: %q %q %q", c.name, r.SbxError, r.Stdout, r.Stderr)
+				continue
+			}
+			if strings.Contains(r.Stdout, "wrote=hook") || fileExists(repo+"/hooks/pre-commit") {
+				t.Errorf("%s: the hooks directory git is sent to stayed writable: %q", c.name, r.Stdout)
+				os.Remove(repo + "/hooks/pre-commit")
+			}
+			if c.name == "GIT_CONFIG_COUNT" && strings.Contains(r.Stdout, "wrote=fsmon") {
+				t.Errorf("%s: the core.fsmonitor script stayed writable: %q", c.name, r.Stdout)
+			}
+		}
+		// A missing hooks directory named there is refused.
+		r := rtRun(t, rtOpts{u: u, env: []string{"HOME=" + f.home, "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=core.hooksPath", "GIT_CONFIG_VALUE_0=" + repo + "/nohooks"},
+			args: []string{"--cwd", repo, "--profile", "workspace", "--", "/bin/sh", "-c", "mkdir nohooks; echo done"}})
+		if r.ExitCode != 125 || fileExists(repo+"/nohooks") {
+			t.Errorf("GIT_CONFIG_COUNT core.hooksPath missing: not refused (exit %d, %q %q)", r.ExitCode, r.SbxError, r.Stdout)
+		}
+		// Control: without the environment, the same directories are the
+		// command's to write.
+		r = rtRun(t, rtOpts{u: u, env: []string{"HOME=" + f.home}, args: []string{"--cwd", repo, "--profile", "workspace", "--", "/bin/sh", "-c", script}})
+		if !strings.Contains(r.Stdout, "wrote=hook") || !strings.Contains(r.Stdout, "wrote=fsmon") {
+			t.Errorf("control: %q %q %q", r.SbxError, r.Stdout, r.Stderr)
+		}
+	})
 }
 
 // rt31Tree lists the paths below root (for a before/after comparison).
