@@ -73,6 +73,12 @@ package launch_test
 //     bind of the executable costs every such run a mount and does not
 //     cover a symbolic link on PATH (node_modules/.bin/sbx) that names
 //     it. Keep sbx outside the directories the profiles it runs write;
+//   - FINDING (known limit, skipped; SBX_RT31_HOLES=1 reproduces it): a
+//     script of the working tree that .hg/hgrc's [hooks] run (precommit.lint
+//     = sh tools/lint.sh) stays writable, and the host's next hg commit
+//     runs it (TestRedTeam31EscHgHookScript): session 26's protection of
+//     what configuration names is git's only; hgrc needs a reader of its
+//     own;
 //   - held (TestRedTeam31EscHeld): a guarded name created through another
 //     process's /proc/PID/cwd and /proc/PID/fd/N (a sibling whose working
 //     directory is the workspace), through /dev/fd/N and
@@ -412,6 +418,40 @@ func TestRedTeam31EscOwnBinary(t *testing.T) {
 		next, _ := rt31As(u, f, []string{own, "run", "--", "/bin/true"}).CombinedOutput()
 		if strings.Contains(string(next), "UNSANDBOXED") {
 			t.Errorf("sbx's own executable in the workspace was replaced by the command; the host's next sbx run ran the command's script: %q", next)
+		}
+	})
+}
+
+// TestRedTeam31EscHgHookScript: FINDING (known limit), as root and as uid
+// 65534. The protected .hg keeps .hg/hgrc read-only, but a hook there that
+// runs a script of the working tree ([hooks] precommit.lint = sh
+// tools/lint.sh, as a project's shared hooks do) leaves that script the
+// command's to rewrite, and the host's next "hg commit" runs it: the
+// Mercurial (and Sapling, .sl/config) counterpart of what session 26
+// closed for git's core.hooksPath and command-valued variables. Not fixed
+// here: sbx reads git's configuration only; hgrc's syntax (%include,
+// %unset, continuation lines, [hooks] values that are shell commands or
+// python:module:function references) needs a reader of its own. Skipped
+// unless SBX_RT31_HOLES=1 (hg is not installed here: the test shows the
+// script written, not the host's hg running it).
+func TestRedTeam31EscHgHookScript(t *testing.T) {
+	if os.Getenv("SBX_RT31_HOLES") != "1" {
+		t.Skip("known limit: a script of the working tree that .hg/hgrc's (or .sl/config's) [hooks] run is writable: sbx reads git's configuration only (SBX_RT31_HOLES=1 reproduces)")
+	}
+	asUser(t, func(t *testing.T, u user) {
+		f := newFixture(t, u)
+		rt29Write(t, f.nogit, u.uid, map[string]string{
+			".hg/hgrc":      "[hooks]\nprecommit.lint = sh tools/lint.sh\n",
+			".hg/requires":  "store\n",
+			"tools/lint.sh": "#!/bin/sh\nexit 0\n",
+		})
+		r := rtRun(t, rtOpts{u: u, env: []string{"HOME=" + f.home}, args: []string{"--cwd", f.nogit, "--profile", "workspace", "--", "/bin/sh", "-c",
+			`echo 'id > /tmp/pwned' >> tools/lint.sh 2>/dev/null && echo wrote=script; echo x >> .hg/hgrc 2>/dev/null && echo wrote=hgrc; echo done`}})
+		if strings.Contains(r.Stdout, "wrote=hgrc") {
+			t.Errorf(".hg/hgrc itself was written: %q", r.Stdout)
+		}
+		if strings.Contains(r.Stdout, "wrote=script") {
+			t.Errorf("the script .hg/hgrc's precommit hook runs was rewritten; the host's next hg commit runs it: %q", r.Stdout)
 		}
 	})
 }
