@@ -367,7 +367,19 @@ func gitConfigTargets(bd *ir.Bound, v View, repos []gitRepo, home string, getenv
 					protect(src, expand(firstWord(e.value), worktree), set(e, file), "run it on every status")
 				}
 			case e.name == "core.hookspath":
-				protect(src, expand(e.value, worktree), set(e, file), "run the hooks in it")
+				hooks := expand(e.value, worktree)
+				protect(src, hooks, set(e, file), "run the hooks in it")
+				// husky 9 sets core.hooksPath = .husky/_ (DIR/_ for a
+				// husky directory of another name), whose stubs (each
+				// ". $(dirname $0)/h") have _/h run .husky/NAME, the
+				// project's own hook of that name, when it exists: the
+				// stubs read-only, the command wrote or created
+				// .husky/pre-commit and the host's next commit ran it
+				// (red team 31). Where the runner _/h is there, the
+				// directory above the stubs is made read-only too.
+				if hooks != "" && filepath.Base(hooks) == "_" && v.Lstat(filepath.Join(hooks, "h")) == KindFile {
+					protect(src, filepath.Dir(hooks), set(e, file)+" (husky runs the hooks in "+filepath.Dir(hooks)+")", "")
+				}
 			case gitPathKey(e.name):
 				// An included file's relative path starts at the including
 				// file's directory.

@@ -59,6 +59,14 @@ package launch_test
 //     command's hook (TestRedTeam31EscGitConfigEnv). Fixed in
 //     gitConfigTargets (gitEnvName); GIT_CONFIG_PARAMETERS (git -c, which
 //     git passes to the gits it starts) is still not read;
+//   - FINDING (fixed): session 26's example, husky's core.hooksPath =
+//     .husky/_, held only for husky 8: husky 9's hooks in .husky/_ are
+//     stubs whose h runs the project's .husky/NAME when it exists, and
+//     .husky itself stayed writable; the command rewrote
+//     .husky/pre-commit, created .husky/commit-msg, and the host's next
+//     commit ran both (TestRedTeam31EscHuskyHooks). Fixed in
+//     gitConfigTargets: a hooks path DIR/_ holding husky 9's runner h
+//     makes DIR read-only too;
 //   - FINDING (known limit, skipped; SBX_RT31_HOLES=1 reproduces it): sbx's
 //     own executable in a writable root (a project-local install,
 //     node_modules/.bin/sbx, ./bin/sbx built in the repository, a build in
@@ -367,6 +375,61 @@ func TestRedTeam31EscGitConfigEnv(t *testing.T) {
 		r = rtRun(t, rtOpts{u: u, env: []string{"HOME=" + f.home}, args: []string{"--cwd", repo, "--profile", "workspace", "--", "/bin/sh", "-c", script}})
 		if !strings.Contains(r.Stdout, "wrote=hook") || !strings.Contains(r.Stdout, "wrote=fsmon") {
 			t.Errorf("control: %q %q %q", r.SbxError, r.Stdout, r.Stderr)
+		}
+	})
+}
+
+// TestRedTeam31EscHuskyHooks: FINDING (fixed), as root and as uid 65534.
+// Session 26 made the directory core.hooksPath names read-only, with
+// husky's .husky/_ as its example, but husky 9's hooks there are stubs
+// (". $(dirname $0)/h") whose h runs the project's own .husky/NAME when it
+// exists: the command rewrote .husky/pre-commit and created
+// .husky/commit-msg, and the host's next commit ran both. Now .husky, the
+// directory above the stubs, is read-only too (EROFS; renamed: EBUSY).
+// Control: a file beside it is written.
+func TestRedTeam31EscHuskyHooks(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is missing")
+	}
+	const stub = "#!/usr/bin/env sh\n. \"$(dirname \"$0\")/h\"\n"
+	const h = "#!/usr/bin/env sh\nn=$(basename \"$0\")\ns=$(dirname \"$(dirname \"$0\")\")/$n\n[ ! -f \"$s\" ] && exit 0\nsh -e \"$s\" \"$@\"\n"
+	asUser(t, func(t *testing.T, u user) {
+		f := newFixture(t, u)
+		repo := filepath.Join(f.base, "repo")
+		if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
+			t.Fatalf("git init: %v %s", err, out)
+		}
+		if out, err := exec.Command("git", "-C", repo, "config", "core.hooksPath", ".husky/_").CombinedOutput(); err != nil {
+			t.Fatalf("git config: %v %s", err, out)
+		}
+		rt29Write(t, repo, u.uid, map[string]string{
+			".husky/_/pre-commit": stub, ".husky/_/commit-msg": stub, ".husky/_/h": h, ".husky/_/.gitignore": "*\n",
+			".husky/pre-commit": "exit 0\n",
+		})
+		for _, n := range []string{"pre-commit", "commit-msg", "h"} {
+			os.Chmod(filepath.Join(repo, ".husky/_", n), 0o755)
+		}
+		r := rtRun(t, rtOpts{u: u, env: []string{"HOME=" + f.home}, args: []string{"--cwd", repo, "--profile", "workspace", "--", "/bin/sh", "-c",
+			`echo 'echo PLANTED-PRE-COMMIT' > .husky/pre-commit 2>/dev/null && echo wrote=pre-commit
+echo 'echo PLANTED-COMMIT-MSG' > .husky/commit-msg 2>/dev/null && echo wrote=commit-msg
+mv .husky .husky.old 2>/dev/null && mkdir -p .husky/_ && echo wrote=moved
+echo x > notes.txt && echo wrote=control
+echo done`}})
+		if r.SbxError != "" || !strings.Contains(r.Stdout, "wrote=control") {
+			t.Fatalf("sbx: %q %q %q", r.SbxError, r.Stdout, r.Stderr)
+		}
+		for _, w := range []string{"pre-commit", "commit-msg", "moved"} {
+			if strings.Contains(r.Stdout, "wrote="+w) {
+				t.Errorf("husky's hooks: %s written: %q", w, r.Stdout)
+			}
+		}
+		// The host's next commit (git as the test, root).
+		cmd := exec.Command("git", "-c", "safe.directory=*", "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-q", "--allow-empty", "-m", "x")
+		cmd.Dir = repo
+		cmd.Env = []string{"HOME=" + f.home, "PATH=/usr/local/bin:/usr/bin:/bin"}
+		out, _ := cmd.CombinedOutput()
+		if strings.Contains(string(out), "PLANTED") {
+			t.Errorf("the host's next commit ran the command's husky hook: %q", out)
 		}
 	})
 }
