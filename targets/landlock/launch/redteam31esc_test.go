@@ -602,11 +602,10 @@ print("done")
 `
 
 // TestRedTeam31EscHeld: what held, as root and as uid 65534 (see the
-// header). Each part failed when its defence was taken away by hand: the
-// guarded names are created by the same script without a .mcp.json or
-// .git guard (a profile that protects neither), the init's signals and
-// the read-only profile's writes checked against network-off and
-// workspace runs (the controls below).
+// header). Each part has a control showing that it can fail: the same
+// script creates the guarded names under network-off, which protects
+// nothing; kill -9 $$ is reported as SIGKILL; the read-only battery
+// writes the working directory under the workspace profile.
 func TestRedTeam31EscHeld(t *testing.T) {
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("python3 is missing")
