@@ -965,7 +965,11 @@ func (pl *Plan) Bind(b ir.Bindings, o BindOptions) (*Spec, *Report, error) {
 		return nil, rep, fmt.Errorf("binding profile %s: %w", pl.Profile, err)
 	}
 	onTheWay = append(onTheWay, followed...)
-	cfgLinks, followed, err := gitConfigTargets(bd, v, repos, firstOr(b[ir.AnchorHome], ""), o.getenv())
+	protectsGit := false
+	for _, pr := range pl.Protect {
+		protectsGit = protectsGit || pr.Name == ".git"
+	}
+	cfgLinks, followed, err := gitConfigTargets(bd, v, repos, firstOr(b[ir.AnchorHome], ""), o.getenv(), protectsGit)
 	if err != nil {
 		return nil, rep, fmt.Errorf("binding profile %s: %w", pl.Profile, err)
 	}

@@ -260,14 +260,18 @@ type gitRepo struct {
 // that reaches a script otherwise (through PATH, or a shell's own
 // indirection) is not seen. Values are read from the files as they are
 // when the run starts.
-func gitConfigTargets(bd *ir.Bound, v View, repos []gitRepo, home string, getenv func(string) string) ([]ir.BoundRule, []string, error) {
+//
+// protectsGit says the profile protects .git: then the user's and the
+// system's configuration files themselves are made read-only where they
+// lie in a writable root even with no repository there (red team 31).
+func gitConfigTargets(bd *ir.Bound, v View, repos []gitRepo, home string, getenv func(string) string, protectsGit bool) ([]ir.BoundRule, []string, error) {
 	inWritable := func(p string) bool {
 		a, _, _ := bd.Access(p)
 		return a == ir.Write
 	}
 	var followed []string
 	repos = append(repos, gitAncestorRepos(bd, v, repos, &followed)...)
-	if len(repos) == 0 {
+	if len(repos) == 0 && !protectsGit {
 		return nil, nil, nil
 	}
 	repos = append(repos, gitSubmodules(v, repos)...)
@@ -477,6 +481,26 @@ func gitConfigTargets(bd *ir.Bound, v View, repos []gitRepo, home string, getenv
 		// their relative paths start at each working tree.
 		for _, g := range global {
 			walk(repo.src, g, repo.worktree, 0)
+		}
+	}
+	// The user's and the system's files themselves, where they lie in a
+	// writable root or link into one, whatever repository the roots hold
+	// (red team 31: ~/.gitconfig a GNU stow link to ~/dotfiles/gitconfig,
+	// or $XDG_CONFIG_HOME in the workspace; with --cwd ~/dotfiles the
+	// command added a core.pager, which every git on the host then ran,
+	// in every repository).
+	if protectsGit {
+		for _, g := range global {
+			if !filepath.IsAbs(g) {
+				continue
+			}
+			p := canon(g)
+			for _, r := range bd.Rules {
+				if r.Origin == ir.OriginRule && r.Access == ir.Write && ir.PathWithin(p, r.Path) {
+					protect(r, p, "the user's or the system's git configuration "+g, "")
+					break
+				}
+			}
 		}
 	}
 	if refuse != nil {

@@ -67,6 +67,15 @@ package launch_test
 //     commit ran both (TestRedTeam31EscHuskyHooks). Fixed in
 //     gitConfigTargets: a hooks path DIR/_ holding husky 9's runner h
 //     makes DIR read-only too;
+//   - FINDING (fixed): the user's git configuration file itself was as
+//     writable as its place: ~/.gitconfig a GNU stow link to
+//     ~/dotfiles/gitconfig (or $XDG_CONFIG_HOME in the workspace) with
+//     --cwd ~/dotfiles let the command add a core.pager that every git on
+//     the host then ran, with or without a repository in the workspace
+//     (TestRedTeam31EscGlobalGitConfigLink). Fixed in gitConfigTargets:
+//     where the profile protects .git, the user's and the system's files
+//     (and what they link to) are read-only where they lie in a writable
+//     root;
 //   - FINDING (known limit, skipped; SBX_RT31_HOLES=1 reproduces it): sbx's
 //     own executable in a writable root (a project-local install,
 //     node_modules/.bin/sbx, ./bin/sbx built in the repository, a build in
@@ -430,6 +439,60 @@ echo done`}})
 		out, _ := cmd.CombinedOutput()
 		if strings.Contains(string(out), "PLANTED") {
 			t.Errorf("the host's next commit ran the command's husky hook: %q", out)
+		}
+	})
+}
+
+// TestRedTeam31EscGlobalGitConfigLink: FINDING (fixed), as root and as
+// uid 65534. Session 26 reads the user's git configuration for what it
+// names, but the file itself was left as writable as its place: with
+// ~/.gitconfig a GNU stow link to ~/dotfiles/gitconfig (or
+// $XDG_CONFIG_HOME inside the workspace) and the workspace at
+// ~/dotfiles, a dotfiles repository or not, the command added a
+// core.pager (or core.fsmonitor, an alias) that every git on the host
+// then ran, in every repository. Now the file is read-only where the
+// profile protects .git (EROFS); network-off, which protects nothing,
+// still writes it (control).
+func TestRedTeam31EscGlobalGitConfigLink(t *testing.T) {
+	asUser(t, func(t *testing.T, u user) {
+		for _, repo := range []bool{false, true} {
+			name := "no-repository"
+			if repo {
+				name = "repository"
+			}
+			t.Run(name, func(t *testing.T) {
+				f := newFixture(t, u)
+				files := map[string]string{"dotfiles/gitconfig": "[user]\n\tname = u\n", "dotfiles/xdg/git/config": "[user]\n\tname = u\n"}
+				if repo {
+					files["dotfiles/.git/HEAD"] = "ref: refs/heads/main\n"
+				}
+				rt29Write(t, f.home, u.uid, files)
+				if err := os.Symlink("dotfiles/gitconfig", f.home+"/.gitconfig"); err != nil {
+					t.Fatal(err)
+				}
+				os.Lchown(f.home+"/.gitconfig", u.uid, u.uid)
+				dot := f.home + "/dotfiles"
+				const script = `printf '[core]\n\tpager = sh -c "id > /tmp/pwned"\n' >> gitconfig 2>/dev/null && echo wrote=gitconfig
+printf '[core]\n\tpager = sh -c "id > /tmp/pwned"\n' >> xdg/git/config 2>/dev/null && echo wrote=xdg
+echo x > notes.txt && echo wrote=control; echo done`
+				r := rtRun(t, rtOpts{u: u, env: []string{"HOME=" + f.home, "XDG_CONFIG_HOME=" + dot + "/xdg"}, args: []string{"--cwd", dot, "--profile", "workspace", "--", "/bin/sh", "-c", script}})
+				if r.SbxError != "" || !strings.Contains(r.Stdout, "wrote=control") {
+					t.Fatalf("sbx: %q %q %q", r.SbxError, r.Stdout, r.Stderr)
+				}
+				for _, w := range []string{"gitconfig", "xdg"} {
+					if strings.Contains(r.Stdout, "wrote="+w) {
+						t.Errorf("the user's git configuration (%s) was written through the workspace: %q", w, r.Stdout)
+					}
+				}
+				if b, _ := os.ReadFile(dot + "/gitconfig"); strings.Contains(string(b), "pager") {
+					t.Errorf("~/.gitconfig's target now holds %q", b)
+				}
+				// Control: network-off protects nothing and writes it.
+				r = rtRun(t, rtOpts{u: u, env: []string{"HOME=" + f.home, "XDG_CONFIG_HOME=" + dot + "/xdg"}, args: []string{"--cwd", dot, "--profile", "network-off", "--", "/bin/sh", "-c", script}})
+				if !strings.Contains(r.Stdout, "wrote=gitconfig") {
+					t.Errorf("control (network-off): %q %q %q", r.SbxError, r.Stdout, r.Stderr)
+				}
+			})
 		}
 	})
 }
