@@ -96,6 +96,13 @@ package launch_test
 //     runs it (TestRedTeam31EscHgHookScript): session 26's protection of
 //     what configuration names is git's only; hgrc needs a reader of its
 //     own;
+//   - FINDING (known limit, skipped; SBX_RT31_HOLES=1 reproduces it):
+//     start-up files a dotfiles repository links into place (GNU stow:
+//     ~/.bashrc -> dotfiles/bash/.bashrc, ~/.ssh -> dotfiles/ssh/.ssh)
+//     are writable with --cwd ~/dotfiles (TestRedTeam31EscStowStartupLink):
+//     only git's global configuration is followed through its link;
+//     resolving every start-up path would cost every run some forty
+//     lookups below the home directory;
 //   - held (TestRedTeam31EscHeld): a guarded name created through another
 //     process's /proc/PID/cwd and /proc/PID/fd/N (a sibling whose working
 //     directory is the workspace), through /dev/fd/N and
@@ -578,6 +585,43 @@ func TestRedTeam31EscHgHookScript(t *testing.T) {
 		}
 		if strings.Contains(r.Stdout, "wrote=script") {
 			t.Errorf("the script .hg/hgrc's precommit hook runs was rewritten; the host's next hg commit runs it: %q", r.Stdout)
+		}
+	})
+}
+
+// TestRedTeam31EscStowStartupLink: FINDING (known limit), as root and as
+// uid 65534. A home directory's start-up files kept in a dotfiles
+// repository and linked into place (GNU stow: ~/.bashrc ->
+// dotfiles/bash/.bashrc, ~/.ssh -> dotfiles/ssh/.ssh) are as writable as
+// the repository: with --cwd ~/dotfiles the command appends to the
+// .bashrc every new shell of the user's sources, or to ~/.ssh/config.
+// The binding refuses roots at, above or inside the start-up locations
+// (TestRedTeam31EscHomeStartupRoots) and makes the user's git
+// configuration read-only through its link
+// (TestRedTeam31EscGlobalGitConfigLink), but does not follow every
+// start-up path's links into the writable roots: doing so costs every
+// run a walk of some forty paths below the home directory (their links
+// resolved) on the start path. Skipped unless SBX_RT31_HOLES=1.
+func TestRedTeam31EscStowStartupLink(t *testing.T) {
+	if os.Getenv("SBX_RT31_HOLES") != "1" {
+		t.Skip("known limit: start-up files linked into a writable root (GNU stow's ~/.bashrc -> dotfiles/bash/.bashrc) are writable there; the binding does not resolve every start-up path's links (SBX_RT31_HOLES=1 reproduces)")
+	}
+	asUser(t, func(t *testing.T, u user) {
+		f := newFixture(t, u)
+		rt29Write(t, f.home, u.uid, map[string]string{"dotfiles/bash/.bashrc": "# bashrc\n", "dotfiles/ssh/.ssh/config": "Host *\n"})
+		os.RemoveAll(f.home + "/.ssh")
+		for link, target := range map[string]string{".bashrc": "dotfiles/bash/.bashrc", ".ssh": "dotfiles/ssh/.ssh"} {
+			if err := os.Symlink(target, filepath.Join(f.home, link)); err != nil {
+				t.Fatal(err)
+			}
+			os.Lchown(filepath.Join(f.home, link), u.uid, u.uid)
+		}
+		r := rtRun(t, rtOpts{u: u, env: []string{"HOME=" + f.home}, args: []string{"--cwd", f.home + "/dotfiles", "--profile", "workspace", "--", "/bin/sh", "-c",
+			`echo 'id > /tmp/pwned' >> bash/.bashrc 2>/dev/null && echo wrote=bashrc; echo 'ProxyCommand sh -c "id > /tmp/pwned"' >> ssh/.ssh/config 2>/dev/null && echo wrote=sshconfig; echo done`}})
+		for _, w := range []string{"bashrc", "sshconfig"} {
+			if strings.Contains(r.Stdout, "wrote="+w) {
+				t.Errorf("a start-up file linked into the workspace (%s) was written: %q", w, r.Stdout)
+			}
 		}
 	})
 }
