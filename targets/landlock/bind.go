@@ -232,6 +232,74 @@ func userRuntimeDir(p string) string {
 	return ""
 }
 
+// homeStartup are the files and directories below a home directory that
+// run outside the sandbox on their own: what policies/builtin's
+// write-startup-files (SBX003) names, and git's global configuration
+// (write-git-hooks, SBX004: a missing ~/.config/git/config that the
+// command creates sets core.fsmonitor for every repository). The linter
+// sees a profile's own rules on them; a working directory or $TMPDIR at
+// one of them, or above one below the home directory, makes them
+// writable through the workspace profile's bare {cwd} and {tmpdir} (red
+// team 31: --cwd ~/.config wrote systemd/user units, autostart entries
+// and git/config; --cwd ~/.ssh wrote rc and authorized_keys; TMPDIR=~/.local
+// wrote bin/). Keep in step with startup_files in
+// policies/builtin/filesystem.rego.
+var homeStartup = []string{
+	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
+	".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout",
+	".cshrc", ".tcshrc", ".kshrc", ".mkshrc",
+	".config/fish", ".config/nushell", ".config/autostart", ".config/systemd/user",
+	".config/environment.d", ".pam_environment", ".xprofile", ".xsessionrc",
+	".ssh/rc", ".ssh/config", ".ssh/authorized_keys", ".local/bin", "bin",
+	".bash_aliases", ".bashrc.d", ".bash_completion", ".local/share/bash-completion",
+	".xinitrc", ".xsession", ".config/autostart-scripts", ".config/plasma-workspace/env",
+	".config/plasma-workspace/shutdown", ".local/share/systemd/user", ".config/powershell",
+	".gitconfig", ".config/git",
+}
+
+// homeStartupPath returns the entry of homeStartup (as a path below home)
+// that root is, lies in or contains, or "": root strictly below home (a
+// root that is or contains home is refused as such).
+func homeStartupPath(root, home string) string {
+	if home == "" || home == "/" || !strings.HasPrefix(root, strings.TrimSuffix(home, "/")+"/") {
+		return ""
+	}
+	for _, rel := range homeStartup {
+		s := strings.TrimSuffix(home, "/") + "/" + rel
+		if ir.PathWithin(root, s) || ir.PathWithin(s, root) {
+			return s
+		}
+	}
+	return ""
+}
+
+// gitDirAt reports whether git takes dir for a repository's directory, as
+// its is_git_directory does: HEAD (a file or a link), and objects/ and
+// refs/, or a commondir file (a linked worktree's directory).
+func gitDirAt(dir string) bool {
+	head, err := os.Lstat(filepath.Join(dir, "HEAD"))
+	if err != nil || !head.Mode().IsRegular() && head.Mode()&fs.ModeSymlink == 0 {
+		return false
+	}
+	if fi, err := os.Stat(filepath.Join(dir, "commondir")); err == nil && fi.Mode().IsRegular() {
+		return true
+	}
+	objects, err1 := os.Stat(filepath.Join(dir, "objects"))
+	refs, err2 := os.Stat(filepath.Join(dir, "refs"))
+	return err1 == nil && err2 == nil && objects.IsDir() && refs.IsDir()
+}
+
+// homeStartupHow says how root relates to the start-up path s.
+func homeStartupHow(root, s string) string {
+	switch {
+	case root == s:
+		return "is a start-up location of your home directory"
+	case ir.PathWithin(root, s):
+		return "lies in " + s
+	}
+	return "contains " + s
+}
+
 // kernelDirs are the kernel's file systems and /boot, with what lies in
 // each: system directories (systemDirs), and no writable working
 // directory may lie in one either (kernelDir).
@@ -439,6 +507,33 @@ func CheckWritableRoots(s *Spec, plan *Plan, bound []ir.BoundRule, b ir.Bindings
 				how = "contains"
 			}
 			return fmt.Errorf("binding {%s}: %s %s the home directory of your account, %s (HOME is %q): making it writable would let the command change its shell start-up files, SSH keys and credentials, which run outside the sandbox; refusing (%s)", a.anchor, strings.TrimSpace(a.what+" "+root), how, accountHome, home, a.way)
+		}
+		if !homeGranted {
+			for _, h := range []string{home, accountHome} {
+				if sp := homeStartupPath(root, h); sp != "" {
+					return fmt.Errorf("binding {%s}: %s %s, which runs outside the sandbox at the next login, shell or command (a start-up file, a user service or autostart entry, SSH's rc, config or authorized_keys, a directory on PATH, git's global configuration); refusing (%s)", a.anchor, strings.TrimSpace(a.what+" "+root), homeStartupHow(root, sp), a.way)
+				}
+			}
+		}
+		// A repository's directory itself (a bare repository, the
+		// directory a --git-dir names: git takes it as one wherever it
+		// holds HEAD, objects/ and refs/) is what a protected .git is,
+		// under another name: its config and hooks run on the host (red
+		// team 31: --cwd proj.git wrote hooks/post-update and a
+		// core.pager into config; only its HEAD was protected).
+		if slices.Contains(protected, ".git") || slices.Contains(protected, "HEAD") {
+			for d := root; ; d = filepath.Dir(d) {
+				if gitDirAt(d) {
+					how := "is a git repository's own directory"
+					if d != root {
+						how = "lies in a git repository's own directory, " + d + ","
+					}
+					return fmt.Errorf("binding {%s}: %s %s (HEAD, objects/ and refs/: a bare repository, or one that --git-dir names), whose config and hooks git runs on the host, and the profile protects .git; refusing (%s)", a.anchor, strings.TrimSpace(a.what+" "+root), how, a.way)
+				}
+				if d == "/" || d == "." {
+					break
+				}
+			}
 		}
 		for _, c := range strings.Split(root, "/") {
 			if c != "" && slices.Contains(protected, c) {
@@ -900,7 +995,11 @@ func (pl *Plan) Bind(b ir.Bindings, o BindOptions) (*Spec, *Report, error) {
 		return nil, rep, fmt.Errorf("binding profile %s: %w", pl.Profile, err)
 	}
 	onTheWay = append(onTheWay, followed...)
-	cfgLinks, followed, err := gitConfigTargets(bd, v, repos, firstOr(b[ir.AnchorHome], ""), o.getenv())
+	protectsGit := false
+	for _, pr := range pl.Protect {
+		protectsGit = protectsGit || pr.Name == ".git"
+	}
+	cfgLinks, followed, err := gitConfigTargets(bd, v, repos, firstOr(b[ir.AnchorHome], ""), o.getenv(), protectsGit)
 	if err != nil {
 		return nil, rep, fmt.Errorf("binding profile %s: %w", pl.Profile, err)
 	}

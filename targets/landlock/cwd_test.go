@@ -102,6 +102,22 @@ func TestCheckWritableCwd(t *testing.T) {
 		{"/run/user/1000/scratch", "/home/u", nil, "", ""},
 		{"/run/user/1000/systemdx", "/home/u", nil, "", ""}, // a sibling sharing a prefix
 		{"/run/app/ws", "/root", nil, "", ""},
+		// Red team 31: the home directory's start-up locations
+		// (write-startup-files, SBX003, and git's global configuration),
+		// by $HOME and by the account's home directory.
+		{"/home/u/.config", "/home/u", nil, "contains /home/u/.config/fish,", ""},
+		{"/home/u/.config/systemd/user", "/home/u", nil, "is a start-up location", ""},
+		{"/home/u/.config/git", "/home/u", nil, "is a start-up location", ""},
+		{"/home/u/.config/fish/conf.d", "/home/u", nil, "lies in /home/u/.config/fish,", ""},
+		{"/home/u/.ssh", "/home/u", nil, "contains /home/u/.ssh/rc,", ""},
+		{"/home/u/.local", "/home/u", nil, "contains /home/u/.local/bin,", ""},
+		{"/home/u/bin", "/home/u", nil, "is a start-up location", ""},
+		{"/root/.ssh", "/", nil, "contains /root/.ssh/rc,", "/root"},
+		{"/home/u/.config/nvim", "/home/u", nil, "", ""},
+		{"/home/u/.ssh/keys", "/home/u", nil, "", ""},
+		{"/home/u/binx", "/home/u", nil, "", ""},    // a sibling sharing a prefix
+		{"/home/u/src/bin", "/home/u", nil, "", ""}, // not the home's own bin
+		{"/home/u2/.config", "/home/u", nil, "", ""},
 	} {
 		spec := c.spec
 		if spec == nil {

@@ -2,6 +2,7 @@ package landlock
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -352,7 +353,11 @@ func gitEnvRepo(bd *ir.Bound, getenv func(string) string) (gitRepo, bool) {
 // that reaches a script otherwise (through PATH, or a shell's own
 // indirection) is not seen. Values are read from the files as they are
 // when the run starts.
-func gitConfigTargets(bd *ir.Bound, v View, repos []gitRepo, home string, getenv func(string) string) ([]ir.BoundRule, []string, error) {
+//
+// protectsGit says the profile protects .git: then the user's and the
+// system's configuration files themselves are made read-only where they
+// lie in a writable root even with no repository there (red team 31).
+func gitConfigTargets(bd *ir.Bound, v View, repos []gitRepo, home string, getenv func(string) string, protectsGit bool) ([]ir.BoundRule, []string, error) {
 	inWritable := func(p string) bool {
 		a, _, _ := bd.Access(p)
 		return a == ir.Write
@@ -363,7 +368,7 @@ func gitConfigTargets(bd *ir.Bound, v View, repos []gitRepo, home string, getenv
 		repos = append(repos, r)
 	}
 	repos = append(repos, gitNestedRepos(bd, v, repos, &followed)...)
-	if len(repos) == 0 {
+	if len(repos) == 0 && !protectsGit {
 		return nil, nil, nil
 	}
 	repos = append(repos, gitSubmodules(v, repos)...)
@@ -383,7 +388,16 @@ func gitConfigTargets(bd *ir.Bound, v View, repos []gitRepo, home string, getenv
 		case strings.HasPrefix(p, "~/") && home != "":
 			p = filepath.Join(home, p[2:])
 		case strings.HasPrefix(p, "~"):
-			return "" // another user's home: not resolved here
+			// ~NAME/...: NAME's home directory, as git expands it
+			// (getpwnam). Before red team 31 it was left unresolved,
+			// so core.hooksPath = ~root/ws/hooks left a workspace's
+			// hooks writable.
+			name, rest, _ := strings.Cut(p[1:], "/")
+			h := passwdHomeOf(name)
+			if h == "" {
+				return "" // no such user: git fails on it too
+			}
+			p = filepath.Join(h, rest)
 		case !filepath.IsAbs(p):
 			p = filepath.Join(base, p)
 		}
@@ -473,6 +487,17 @@ func gitConfigTargets(bd *ir.Bound, v View, repos []gitRepo, home string, getenv
 				dir := expand(e.value, worktree)
 				protect(src, dir, set(e, file), "run the hooks in it")
 				hookLinks(src, dir)
+				// husky 9 sets core.hooksPath = .husky/_ (DIR/_ for a
+				// husky directory of another name), whose stubs (each
+				// ". $(dirname $0)/h") have _/h run .husky/NAME, the
+				// project's own hook of that name, when it exists: the
+				// stubs read-only, the command wrote or created
+				// .husky/pre-commit and the host's next commit ran it
+				// (red team 31). Where the runner _/h is there, the
+				// directory above the stubs is made read-only too.
+				if dir != "" && filepath.Base(dir) == "_" && v.Lstat(filepath.Join(dir, "h")) == KindFile {
+					protect(src, filepath.Dir(dir), set(e, file)+" (husky runs the hooks in "+filepath.Dir(dir)+")", "")
+				}
 			case gitPathKey(e.name):
 				// An included file's relative path starts at the including
 				// file's directory; git refuses one given in its
@@ -596,6 +621,26 @@ func gitConfigTargets(bd *ir.Bound, v View, repos []gitRepo, home string, getenv
 			walk(repo.src, g, repo.worktree, 0)
 		}
 	}
+	// The user's and the system's files themselves, where they lie in a
+	// writable root or link into one, whatever repository the roots hold
+	// (red team 31: ~/.gitconfig a GNU stow link to ~/dotfiles/gitconfig,
+	// or $XDG_CONFIG_HOME in the workspace; with --cwd ~/dotfiles the
+	// command added a core.pager, which every git on the host then ran,
+	// in every repository).
+	if protectsGit {
+		for _, g := range global {
+			if !filepath.IsAbs(g) {
+				continue
+			}
+			p := canon(g)
+			for _, r := range bd.Rules {
+				if r.Origin == ir.OriginRule && r.Access == ir.Write && ir.PathWithin(p, r.Path) {
+					protect(r, p, "the user's or the system's git configuration "+g, "")
+					break
+				}
+			}
+		}
+	}
 	if refuse != nil {
 		return nil, nil, refuse
 	}
@@ -606,8 +651,10 @@ func gitConfigTargets(bd *ir.Bound, v View, repos []gitRepo, home string, getenv
 // (gitEnvEntries) where a file's name would be, in messages.
 const gitEnvFile = "the environment (GIT_CONFIG_COUNT, GIT_CONFIG_PARAMETERS)"
 
-// gitEnvMax bounds the variables read from GIT_CONFIG_COUNT.
-const gitEnvMax = 10000
+// gitEnvMax bounds the GIT_CONFIG_KEY_n variables read (git reads as many
+// as GIT_CONFIG_COUNT says; beyond this many, sbx would spend its start on
+// the environment).
+const gitEnvMax = 1000
 
 // gitEnvEntries returns the configuration variables git takes from its
 // environment: GIT_CONFIG_KEY_<n> and GIT_CONFIG_VALUE_<n> for n below
@@ -842,4 +889,24 @@ func gitWords(v string) (words []string, starts []bool) {
 	}
 	flush()
 	return words, starts
+}
+
+// passwdHomeOf returns the home directory of the user named name in
+// /etc/passwd, or "" (no such user, no file, not an absolute path). Only
+// a git configuration value that starts with ~NAME reads it.
+func passwdHomeOf(name string) string {
+	if name == "" || strings.ContainsAny(name, ":\n") {
+		return ""
+	}
+	data, err := os.ReadFile("/etc/passwd")
+	if err != nil {
+		return ""
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Split(line, ":")
+		if len(f) >= 6 && f[0] == name && filepath.IsAbs(f[5]) {
+			return filepath.Clean(f[5])
+		}
+	}
+	return ""
 }

@@ -162,3 +162,27 @@ func TestGitEnvEntries(t *testing.T) {
 		}
 	}
 }
+
+// TestGitEnvEntry: a GIT_CONFIG_KEY_n name as git matches it (red team 31):
+// section and key lowercased, a subsection as written.
+func TestGitEnvEntry(t *testing.T) {
+	for _, c := range []struct {
+		key, want string
+		ok        bool
+	}{
+		{"core.hooksPath", "core.hookspath", true},
+		{"Core.FSMonitor", "core.fsmonitor", true},
+		{"includeIf.gitdir:~/W/.path", "includeif.gitdir:~/W/.path", true},
+		{"alias.Run", "alias.run", true},
+		{"filter.Foo.clean", "filter.Foo.clean", true},
+		{"core", "", false},
+		{".x", "", false},
+		{"core.", "", false},
+		{"", "", false},
+	} {
+		e, ok := gitEnvEntry(c.key, "v")
+		if e.name != c.want || ok != c.ok {
+			t.Errorf("gitEnvEntry(%q) = %q, %v; want %q, %v", c.key, e.name, ok, c.want, c.ok)
+		}
+	}
+}
