@@ -233,6 +233,23 @@ type gitRepo struct {
 	nested   bool   // one level below the workspace (gitNestedRepos)
 }
 
+// gitRepoDirs returns the repository directories of the .git at g, of
+// kind: g itself, or for a gitfile the directory its "gitdir:" names and
+// that directory's commondir (none where the file does not parse).
+func gitRepoDirs(v View, g string, kind Kind, followed *[]string) []string {
+	if kind != KindFile {
+		return []string{g}
+	}
+	var dirs []string
+	if d, ok := readGitLink(v, g, "gitdir:", followed); ok {
+		dirs = append(dirs, d)
+		if c, ok := readGitLink(v, filepath.Join(d, "commondir"), "", followed); ok {
+			dirs = append(dirs, c)
+		}
+	}
+	return dirs
+}
+
 // gitNestedMax is the most subdirectories of the working directory that
 // gitNestedRepos looks into: each costs an lstat at every start (about
 // 9 us here), and a directory with more (a data set's) is not a folder
@@ -272,16 +289,7 @@ func gitNestedRepos(bd *ir.Bound, v View, known []gitRepo, followed *[]string) [
 				continue
 			}
 			have[dir] = true
-			repo := gitRepo{src: r, worktree: dir, dirs: []string{g}, nested: true}
-			if kind == KindFile {
-				repo.dirs = nil
-				if d, ok := readGitLink(v, g, "gitdir:", followed); ok {
-					repo.dirs = append(repo.dirs, d)
-					if c, ok := readGitLink(v, filepath.Join(d, "commondir"), "", followed); ok {
-						repo.dirs = append(repo.dirs, c)
-					}
-				}
-			}
+			repo := gitRepo{src: r, worktree: dir, dirs: gitRepoDirs(v, g, kind, followed), nested: true}
 			out = append(out, repo)
 		}
 	}
@@ -786,17 +794,7 @@ func gitAncestorRepos(bd *ir.Bound, v View, known []gitRepo, followed *[]string)
 			if kind == KindDir || kind == KindFile {
 				if !have[dir] {
 					have[dir] = true
-					repo := gitRepo{src: r, worktree: dir, dirs: []string{g}}
-					if kind == KindFile {
-						repo.dirs = nil
-						if d, ok := readGitLink(v, g, "gitdir:", followed); ok {
-							repo.dirs = append(repo.dirs, d)
-							if c, ok := readGitLink(v, filepath.Join(d, "commondir"), "", followed); ok {
-								repo.dirs = append(repo.dirs, c)
-							}
-						}
-					}
-					out = append(out, repo)
+					out = append(out, gitRepo{src: r, worktree: dir, dirs: gitRepoDirs(v, g, kind, followed)})
 				}
 				break
 			}

@@ -235,37 +235,47 @@ func TestGitEnvConfigHolds(t *testing.T) {
 				}
 			}
 		}
-		// Control: without the sandbox.
-		f, repo, marker := setup()
-		cmd := rt12As(u, []string{"HOME=" + f.home}, "/bin/sh", script, marker)
-		cmd.Dir = repo
-		b, _ := cmd.CombinedOutput()
-		if !strings.Contains(string(b), "envhook-write=ok") {
-			t.Errorf("control (no sandbox): %s", b)
-		}
-		hostCommit(f, repo)
-		if !fileExists(marker) {
-			t.Fatalf("control: the host's commit with git's environment did not run the planted hook")
-		}
-		// In the sandbox, sbx started with git's environment.
-		f, repo, marker = setup()
-		r := rt12Run(t, u, f.home, gitEnv, "workspace", repo, "/bin/sh", script, marker)
-		got := map[string]string{}
-		for _, l := range strings.Fields(r.Stdout) {
-			k, v, _ := strings.Cut(l, "=")
-			got[k] = v
-		}
-		want := map[string]string{"envhook-write": "EROFS", "envhook-create": "EROFS", "envhooks-swap": "EBUSY", "other-write": "ok"}
-		for k, w := range want {
-			if got[k] != w {
-				t.Errorf("sandboxed %s=%s, want %s (stdout %q, stderr %q)", k, got[k], w, r.Stdout, r.Stderr)
-			}
-		}
-		hostCommit(f, repo)
-		if fileExists(marker) {
-			t.Errorf("the host's commit ran code the sandboxed command planted")
-		}
+		gitHolds(t, u, script, setup, hostCommit, "envhook-write", gitEnv,
+			map[string]string{"envhook-write": "EROFS", "envhook-create": "EROFS", "envhooks-swap": "EBUSY", "other-write": "ok"})
 	})
+}
+
+// gitHolds runs script (its argument the marker file) in the directory
+// setup makes, first without the sandbox, where the attempt controlKey
+// must succeed and host (the host's git in that directory afterwards)
+// must run the planted code, which creates the marker; then under the
+// workspace profile, sbx started with sbxEnv, where each attempt must end
+// as want says and host must run nothing.
+func gitHolds(t *testing.T, u user, script string, setup func() (f *fixture, dir, marker string), host func(f *fixture, dir string),
+	controlKey string, sbxEnv []string, want map[string]string) {
+	t.Helper()
+	f, dir, marker := setup()
+	cmd := rt12As(u, []string{"HOME=" + f.home}, "/bin/sh", script, marker)
+	cmd.Dir = dir
+	b, _ := cmd.CombinedOutput()
+	if !strings.Contains(string(b), controlKey+"=ok") {
+		t.Errorf("control (no sandbox): %s", b)
+	}
+	host(f, dir)
+	if !fileExists(marker) {
+		t.Fatalf("control: the host's git did not run the planted code")
+	}
+	f, dir, marker = setup()
+	r := rt12Run(t, u, f.home, sbxEnv, "workspace", dir, "/bin/sh", script, marker)
+	got := map[string]string{}
+	for _, l := range strings.Fields(r.Stdout) {
+		k, v, _ := strings.Cut(l, "=")
+		got[k] = v
+	}
+	for k, w := range want {
+		if got[k] != w {
+			t.Errorf("sandboxed %s=%s, want %s (stdout %q, stderr %q)", k, got[k], w, r.Stdout, r.Stderr)
+		}
+	}
+	host(f, dir)
+	if fileExists(marker) {
+		t.Errorf("the host's git ran code the sandboxed command planted")
+	}
 }
 
 // gitNestedScript tries to plant a hook in a repository one level below
@@ -296,41 +306,14 @@ func TestGitNestedRepoHolds(t *testing.T) {
 			rt12Repo(t, u, f.home, ws+"/proj")
 			return f, ws, marker
 		}
-		hostCommit := func(f *fixture, repo string) {
+		hostCommit := func(f *fixture, ws string) {
+			repo := ws + "/proj"
 			os.WriteFile(repo+"/new.txt", []byte("x\n"), 0o644)
 			os.Chown(repo+"/new.txt", u.uid, u.uid)
 			rt12Git(u, f.home, repo, "add", "new.txt")
 			rt12Git(u, f.home, repo, "commit", "-qm", "after")
 		}
-		// Control: without the sandbox.
-		f, ws, marker := setup()
-		cmd := rt12As(u, []string{"HOME=" + f.home}, "/bin/sh", script, marker)
-		cmd.Dir = ws
-		b, _ := cmd.CombinedOutput()
-		if !strings.Contains(string(b), "nested-hook=ok") {
-			t.Errorf("control (no sandbox): %s", b)
-		}
-		hostCommit(f, ws+"/proj")
-		if !fileExists(marker) {
-			t.Fatalf("control: the host's commit did not run the planted hook")
-		}
-		// In the sandbox.
-		f, ws, marker = setup()
-		r := rt12Run(t, u, f.home, nil, "workspace", ws, "/bin/sh", script, marker)
-		got := map[string]string{}
-		for _, l := range strings.Fields(r.Stdout) {
-			k, v, _ := strings.Cut(l, "=")
-			got[k] = v
-		}
-		want := map[string]string{"nested-hook": "EROFS", "nested-config": "EROFS", "nested-swap": "EBUSY", "nested-file": "ok"}
-		for k, w := range want {
-			if got[k] != w {
-				t.Errorf("sandboxed %s=%s, want %s (stdout %q, stderr %q)", k, got[k], w, r.Stdout, r.Stderr)
-			}
-		}
-		hostCommit(f, ws+"/proj")
-		if fileExists(marker) {
-			t.Errorf("the host's commit ran code the sandboxed command planted")
-		}
+		gitHolds(t, u, script, setup, hostCommit, "nested-hook", nil,
+			map[string]string{"nested-hook": "EROFS", "nested-config": "EROFS", "nested-swap": "EBUSY", "nested-file": "ok"})
 	})
 }

@@ -687,14 +687,14 @@ os.waitpid(pid, 0)
 
 // rt31ReadOnly tries to leave anything behind under the read-only
 // profile; it prints the NAME=ok lines only, then "done".
-const rt31ReadOnly = `import os, socket
+const rt31ReadOnly = `import os, socket, sys
 cwd = os.getcwd()
 def t(name, f):
     try:
         f(); print(name + "=ok")
     except Exception:
         pass
-for d in [cwd, "/tmp", "/var/tmp", "/dev/shm", "/run"]:
+for d in [cwd] + sys.argv[1:]:
     t("create:" + d, lambda d=d: open(d + "/rt31probe", "w").close())
     t("mkdir:" + d, lambda d=d: os.mkdir(d + "/rt31probed"))
     t("fifo:" + d, lambda d=d: os.mkfifo(d + "/rt31fifo"))
@@ -761,7 +761,7 @@ func TestRedTeam31EscHeld(t *testing.T) {
 		})
 		t.Run("read-only", func(t *testing.T) {
 			before := rt31Tree(t, f.ws)
-			r := rtRun(t, rtOpts{u: u, env: env, args: []string{"--cwd", f.ws, "--profile", "read-only", "--", "python3", "-c", rt31ReadOnly}})
+			r := rtRun(t, rtOpts{u: u, env: env, args: []string{"--cwd", f.ws, "--profile", "read-only", "--", "python3", "-c", rt31ReadOnly, "/tmp", "/var/tmp", "/dev/shm", "/run"}})
 			if r.SbxError != "" || !strings.Contains(r.Stdout, "done") {
 				t.Fatalf("read-only run: %q %q %q", r.SbxError, r.Stdout, r.Stderr)
 			}
@@ -779,7 +779,9 @@ func TestRedTeam31EscHeld(t *testing.T) {
 					}
 				}
 			}
-			// Control: the workspace profile writes the working directory.
+			// Control: the workspace profile writes the working directory
+			// (only it: files appearing directly in /tmp would change
+			// what concurrent tests' runs bind there).
 			r = rtRun(t, rtOpts{u: u, env: env, args: []string{"--cwd", f.ws, "--profile", "workspace", "--", "python3", "-c", rt31ReadOnly}})
 			if !strings.Contains(r.Stdout, "create:"+f.ws+"=ok") {
 				t.Errorf("control: the workspace profile did not write the working directory: %q %q", r.Stdout, r.Stderr)
