@@ -342,15 +342,17 @@ func gitEnvRepo(bd *ir.Bound, getenv func(string) string) (gitRepo, bool) {
 // on the host would run them on the next commit, checkout or status.
 // The repositories are those behind the protected names (repos), the one
 // git finds above a writable root without a .git of its own
-// (gitAncestorRepos), the one GIT_DIR names (gitEnvRepo: itself read-only
-// inside a writable root), and the checked-out submodules of all of them
+// (gitAncestorRepos), and the checked-out submodules of all of them
 // (gitSubmodules, whose .git link files are protected too). The files
 // read are each repository's config and config.worktree, the user's
 // global configuration (~/.gitconfig and the XDG one) and the system's
 // (/etc/gitconfig), the files and variables git takes from the
 // environment (getenv: GIT_CONFIG_GLOBAL, GIT_CONFIG_SYSTEM,
-// GIT_CONFIG_COUNT, GIT_CONFIG_PARAMETERS), and what they include (conditions of includeIf are not
-// evaluated: every one counts), up to git's depth. A repository's config,
+// GIT_CONFIG_COUNT, GIT_CONFIG_PARAMETERS), and what they include
+// (conditions of includeIf are not evaluated: every one counts), up to
+// git's depth. Where the profile protects .git (protectsGit), also the
+// repositories one level below the working directory (gitNestedRepos)
+// and the one GIT_DIR names (gitEnvRepo). A repository's config,
 // config.worktree or hooks that is a symbolic link protects its target.
 //
 // Each existing target gets a read rule of the protected name's. A hooks
@@ -372,10 +374,15 @@ func gitConfigTargets(bd *ir.Bound, v View, repos []gitRepo, home string, getenv
 	}
 	var followed []string
 	repos = append(repos, gitAncestorRepos(bd, v, repos, &followed)...)
-	if r, ok := gitEnvRepo(bd, getenv); ok {
-		repos = append(repos, r)
+	if protectsGit {
+		// Repositories the profile's protected names do not reach, made
+		// read-only as they would: only where the profile protects .git
+		// (one that leaves the workspace's .git writable means to).
+		if r, ok := gitEnvRepo(bd, getenv); ok {
+			repos = append(repos, r)
+		}
+		repos = append(repos, gitNestedRepos(bd, v, repos, &followed)...)
 	}
-	repos = append(repos, gitNestedRepos(bd, v, repos, &followed)...)
 	if len(repos) == 0 && !protectsGit {
 		return nil, nil, nil
 	}
@@ -623,9 +630,6 @@ func gitConfigTargets(bd *ir.Bound, v View, repos []gitRepo, home string, getenv
 		// The user's and the system's files apply to every repository;
 		// their relative paths start at each working tree.
 		for _, g := range global {
-			if what, ok := envFiles[g]; ok {
-				protect(repo.src, canon(g), what+", in the environment", "read it as configuration")
-			}
 			walk(repo.src, g, repo.worktree, 0)
 		}
 	}
@@ -634,18 +638,22 @@ func gitConfigTargets(bd *ir.Bound, v View, repos []gitRepo, home string, getenv
 	// (red team 31: ~/.gitconfig a GNU stow link to ~/dotfiles/gitconfig,
 	// or $XDG_CONFIG_HOME in the workspace; with --cwd ~/dotfiles the
 	// command added a core.pager, which every git on the host then ran,
-	// in every repository).
-	if protectsGit {
-		for _, g := range global {
-			if !filepath.IsAbs(g) {
-				continue
-			}
-			p := canon(g)
-			for _, r := range bd.Rules {
-				if r.Origin == ir.OriginRule && r.Access == ir.Write && ir.PathWithin(p, r.Path) {
+	// in every repository). A file the environment names is refused
+	// there when missing, as an include is; a default one may be missing.
+	for _, g := range global {
+		what, named := envFiles[g]
+		if !filepath.IsAbs(g) || !protectsGit && !named {
+			continue
+		}
+		p := canon(g)
+		for _, r := range bd.Rules {
+			if r.Origin == ir.OriginRule && r.Access == ir.Write && ir.PathWithin(p, r.Path) {
+				if named {
+					protect(r, p, what+", in the environment", "read it as configuration")
+				} else {
 					protect(r, p, "the user's or the system's git configuration "+g, "")
-					break
 				}
+				break
 			}
 		}
 	}
