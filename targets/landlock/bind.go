@@ -649,24 +649,28 @@ func (osView) Subdirs(dir string) []string {
 	return out
 }
 
-// Links lists the symbolic links directly in dir (LinkLister).
-func (osView) Links(dir string) []string {
+// Entries lists the symbolic links and the regular files directly in dir
+// (LinkLister).
+func (osView) Entries(dir string) (links, files []string) {
 	des, err := os.ReadDir(dir)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
-	var out []string
 	for _, d := range des {
-		if d.Type()&os.ModeSymlink != 0 {
-			out = append(out, d.Name())
+		switch {
+		case d.Type()&os.ModeSymlink != 0:
+			links = append(links, d.Name())
+		case d.Type().IsRegular():
+			files = append(files, d.Name())
 		}
 	}
-	return out
+	return links, files
 }
 
-// LinkLister is a View that can list the symbolic links in a directory.
+// LinkLister is a View that can list the symbolic links and the regular
+// files in a directory (git's hooks: see gitConfigTargets).
 type LinkLister interface {
-	Links(dir string) []string
+	Entries(dir string) (links, files []string)
 }
 
 // cachedView remembers the answers of a View for one binding. The
@@ -723,13 +727,13 @@ func (c *cachedView) Stat(p string) Kind {
 
 func (c *cachedView) Subdirs(dir string) []string { return c.v.Subdirs(dir) }
 
-// Links lists the underlying view's links in dir (none for a view that
-// cannot list them).
-func (c *cachedView) Links(dir string) []string {
+// Entries lists the underlying view's links and regular files in dir
+// (none for a view that cannot list them).
+func (c *cachedView) Entries(dir string) (links, files []string) {
 	if l, ok := c.v.(LinkLister); ok {
-		return l.Links(dir)
+		return l.Entries(dir)
 	}
-	return nil
+	return nil, nil
 }
 
 // Mounts lists the underlying view's mounts (none for a view that has no

@@ -449,19 +449,71 @@ func gitConfigTargets(bd *ir.Bound, v View, repos []gitRepo, home string, getenv
 		seen[p] = true
 		out = append(out, ir.BoundRule{Path: p, Access: ir.Read, Origin: ir.OriginProtect, Symbolic: src.Symbolic, Source: src.Source})
 	}
-	// hookLinks protects the targets of the hooks in dir that are links
-	// (a project's scripts/pre-commit linked into .git/hooks, as many
-	// projects ask): git runs what a link leads to. A sample is never
-	// run.
-	hookLinks := func(src ir.BoundRule, dir string) {
+	// guard protects p, which a hook manager reads from the working
+	// tree whether or not it exists: existing, it is read-only; missing,
+	// its first missing component is made impossible to create where it
+	// lies in the working tree or directly in a writable root (the
+	// layout guards a name directly in a writable root, and takes
+	// creation from any other existing directory: .config/lefthook.yml
+	// with .config there). In a repository below the workspace (nested)
+	// a missing one is left: guarding it would take creation from the
+	// repository's top.
+	guard := func(src ir.BoundRule, p, worktree string, nested bool) {
+		if p == "" || !inWritable(p) {
+			return
+		}
+		if v.Lstat(p) != KindMissing {
+			protect(src, p, "", "")
+			return
+		}
+		q := p
+		for d := filepath.Dir(q); d != q && v.Lstat(d) == KindMissing; d = filepath.Dir(d) {
+			q = d
+		}
+		parent := filepath.Dir(q)
+		root := false
+		for _, r := range bd.Rules {
+			root = root || r.Origin == ir.OriginRule && r.Access == ir.Write && r.Path == parent
+		}
+		if seen[q] || nested || !ir.PathWithin(parent, worktree) && !root || !inWritable(q) {
+			return
+		}
+		seen[q] = true
+		out = append(out, ir.BoundRule{Path: q, Access: ir.Read, Origin: ir.OriginProtect, Symbolic: src.Symbolic, Source: src.Source})
+	}
+	// hooks protects what the hooks in dir lead git to run: the targets
+	// of hooks that are links (a project's scripts/pre-commit linked into
+	// .git/hooks, as many projects ask), and the configuration a hook
+	// manager's hook reads from the working tree (hookManagerFiles: the
+	// pre-commit framework's, lefthook's), which lists the commands the
+	// host's next commit runs. A sample is never run.
+	hooks := func(src ir.BoundRule, dir, worktree string, nested bool) {
 		l, ok := v.(LinkLister)
 		if !ok || dir == "" {
 			return
 		}
-		for _, name := range l.Links(dir) {
+		links, files := l.Entries(dir)
+		for _, name := range links {
 			if !strings.HasSuffix(name, ".sample") {
 				p := filepath.Join(dir, name)
 				protect(src, canon(p), "the hook link "+p, "run it")
+				files = append(files, name)
+			}
+		}
+		if worktree == "" {
+			return
+		}
+		for _, name := range files {
+			if strings.HasSuffix(name, ".sample") {
+				continue
+			}
+			script, _ := readRegular(filepath.Join(dir, name), hookScriptMax)
+			for _, rel := range hookManagerFiles(script, getenv) {
+				p := rel
+				if !filepath.IsAbs(p) {
+					p = filepath.Join(worktree, p)
+				}
+				guard(src, canon(p), worktree, nested)
 			}
 		}
 	}
@@ -486,8 +538,8 @@ func gitConfigTargets(bd *ir.Bound, v View, repos []gitRepo, home string, getenv
 	// Files already read for a working tree, so that an include cycle
 	// ends.
 	read := map[[2]string]bool{}
-	var walk func(src ir.BoundRule, file, worktree string, depth int)
-	walk = func(src ir.BoundRule, file, worktree string, depth int) {
+	var walk func(src ir.BoundRule, file, worktree string, nested bool, depth int)
+	walk = func(src ir.BoundRule, file, worktree string, nested bool, depth int) {
 		if depth > gitIncludeDepth || read[[2]string{file, worktree}] {
 			return
 		}
@@ -501,7 +553,7 @@ func gitConfigTargets(bd *ir.Bound, v View, repos []gitRepo, home string, getenv
 			case e.name == "core.hookspath":
 				dir := expand(e.value, worktree)
 				protect(src, dir, set(e, file), "run the hooks in it")
-				hookLinks(src, dir)
+				hooks(src, dir, worktree, nested)
 				// husky 9 sets core.hooksPath = .husky/_ (DIR/_ for a
 				// husky directory of another name), whose stubs (each
 				// ". $(dirname $0)/h") have _/h run .husky/NAME, the
@@ -523,7 +575,7 @@ func gitConfigTargets(bd *ir.Bound, v View, repos []gitRepo, home string, getenv
 				inc := expand(e.value, filepath.Dir(file))
 				protect(src, inc, set(e, file), "read it as configuration")
 				if inc != "" {
-					walk(src, inc, worktree, depth+1)
+					walk(src, inc, worktree, nested, depth+1)
 				}
 			case gitCommandKey(e.name, e.value):
 				// The program, and the script an interpreter is given, are
@@ -623,14 +675,14 @@ func gitConfigTargets(bd *ir.Bound, v View, repos []gitRepo, home string, getenv
 					protect(repo.src, canon(p), "the link "+p, does)
 				}
 			}
-			hookLinks(repo.src, filepath.Join(d, "hooks"))
-			walk(repo.src, filepath.Join(d, "config"), repo.worktree, 0)
-			walk(repo.src, filepath.Join(d, "config.worktree"), repo.worktree, 0)
+			hooks(repo.src, filepath.Join(d, "hooks"), repo.worktree, repo.nested)
+			walk(repo.src, filepath.Join(d, "config"), repo.worktree, repo.nested, 0)
+			walk(repo.src, filepath.Join(d, "config.worktree"), repo.worktree, repo.nested, 0)
 		}
 		// The user's and the system's files apply to every repository;
 		// their relative paths start at each working tree.
 		for _, g := range global {
-			walk(repo.src, g, repo.worktree, 0)
+			walk(repo.src, g, repo.worktree, repo.nested, 0)
 		}
 	}
 	// The user's and the system's files themselves, where they lie in a
@@ -915,4 +967,67 @@ func passwdHomeOf(name string) string {
 		}
 	}
 	return ""
+}
+
+// hookScriptMax bounds how much of a hook script is read to tell which
+// hook manager wrote it (the marks are in its first lines).
+const hookScriptMax = 64 << 10
+
+// hookManagerFiles returns the files and directories, relative to the top
+// of the working tree unless absolute, from which the hook manager that
+// wrote script (a hook git runs) takes the commands it runs: none for a
+// hook of no manager known here.
+//
+//   - The pre-commit framework (https://pre-commit.com): its hook runs
+//     "pre-commit hook-impl --config=FILE", FILE (.pre-commit-config.yaml
+//     by default) read from the top of the working tree at every commit;
+//     a "repo: local" hook there runs any command.
+//   - lefthook: its hook runs "lefthook run HOOK", which reads the main
+//     configuration under any of its names (lefthook.yml, .lefthook.yml,
+//     .config/lefthook.yml, in YAML, TOML, JSON or JSONC), or the file
+//     LEFTHOOK_CONFIG names, merges the local one (lefthook-local.yml,
+//     which may exist alone), and runs the scripts in .lefthook/HOOK and
+//     .lefthook-local/HOOK.
+func hookManagerFiles(script string, getenv func(string) string) []string {
+	var out []string
+	if strings.Contains(script, "hook-impl") && strings.Contains(script, "pre-commit") {
+		cfg := ".pre-commit-config.yaml"
+		if i := strings.Index(script, "'--config="); i >= 0 {
+			cfg = hookWord(script[i:])
+		} else if _, rest, ok := strings.Cut(script, "--config="); ok {
+			cfg = hookWord(rest)
+		}
+		if cfg != "" {
+			out = append(out, cfg)
+		}
+	}
+	if strings.Contains(script, "lefthook") {
+		for _, base := range []string{"lefthook", "lefthook-local"} {
+			for _, ext := range []string{"yml", "yaml", "toml", "json", "jsonc"} {
+				name := base + "." + ext
+				out = append(out, name, "."+name, filepath.Join(".config", name))
+			}
+		}
+		out = append(out, ".lefthook", ".lefthook-local")
+		if c := getenv("LEFTHOOK_CONFIG"); c != "" {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// hookWord returns the value at the start of s, as a shell would read
+// the word "--config=VALUE" a hook manager wrote: up to a blank, a
+// closing parenthesis or a quote, or the whole of a single-quoted word
+// ("'--config=my config.yaml'", as Python's shlex.quote writes it).
+func hookWord(s string) string {
+	if rest, ok := strings.CutPrefix(s, "'--config="); ok {
+		w, _, _ := strings.Cut(rest, "'")
+		return w
+	}
+	end := strings.IndexAny(s, " \t\n)\"'")
+	if end < 0 {
+		end = len(s)
+	}
+	return s[:end]
 }

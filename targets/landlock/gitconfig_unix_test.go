@@ -3,7 +3,9 @@
 package landlock_test
 
 import (
+	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -367,5 +369,122 @@ func TestGitConfigTargetsAncestor(t *testing.T) {
 	os.Mkdir(ws+"/.git", 0o755)
 	if _, err := bind(); err != nil {
 		t.Errorf("a workspace with its own .git: %v", err)
+	}
+}
+
+// TestGitHookManagers: where a protected repository's hook was written by
+// a hook manager, the files it takes the commands from at the top of the
+// working tree are read-only when they exist and cannot be created when
+// they are missing (the pre-commit framework's --config file; lefthook's
+// configuration under each of its names, the local one, and its script
+// directories); a hook of no known manager, a sample, or a repository
+// without hooks adds nothing.
+func TestGitHookManagers(t *testing.T) {
+	plan, err := builtin.Plan("workspace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir() + "/ws"
+	home := t.TempDir()
+	if err := os.MkdirAll(dir+"/.git/hooks", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := func(k string) string {
+		if k == "HOME" {
+			return home
+		}
+		return ""
+	}
+	bind := func() *landlock.Spec {
+		t.Helper()
+		b, err := landlock.DefaultBindings(dir, env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec, _, err := plan.Bind(b, landlock.BindOptions{KernelABI: 7, Supervise: true, Getenv: env})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return spec
+	}
+	held := func(spec *landlock.Spec) map[string]string {
+		m := map[string]string{}
+		for _, op := range spec.Mounts {
+			if op.Kind == landlock.MountReadOnly && strings.HasPrefix(op.Path, dir+"/") {
+				m[strings.TrimPrefix(op.Path, dir+"/")] = "read-only"
+			}
+		}
+		for _, g := range spec.Guarded {
+			if strings.HasPrefix(g, dir+"/") {
+				m[strings.TrimPrefix(g, dir+"/")] = "guarded"
+			}
+		}
+		return m
+	}
+	write := func(p, s string) {
+		t.Helper()
+		if err := os.WriteFile(p, []byte(s), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(dir+"/.git/hooks/pre-commit.sample", landlock.LefthookHook)
+	write(dir+"/.git/hooks/pre-push", "#!/bin/sh\nexec make lint\n")
+	base := held(bind())
+	for _, p := range []string{".pre-commit-config.yaml", "lefthook.yml", "lefthook-local.yml", ".lefthook"} {
+		if base[p] != "" {
+			t.Errorf("no hook manager: %s is %s", p, base[p])
+		}
+	}
+
+	// The pre-commit framework: its config read-only, or guarded missing.
+	write(dir+"/.git/hooks/pre-commit", fmt.Sprintf(landlock.PreCommitHook, "--config=.pre-commit-config.yaml"))
+	if got := held(bind())[".pre-commit-config.yaml"]; got != "guarded" {
+		t.Errorf("missing .pre-commit-config.yaml: %q, want guarded", got)
+	}
+	write(dir+"/.pre-commit-config.yaml", "repos: []\n")
+	if got := held(bind())[".pre-commit-config.yaml"]; got != "read-only" {
+		t.Errorf(".pre-commit-config.yaml: %q, want read-only", got)
+	}
+	// Another file, in a directory of the workspace.
+	os.MkdirAll(dir+"/ci", 0o755)
+	write(dir+"/ci/hooks.yaml", "repos: []\n")
+	write(dir+"/.git/hooks/pre-commit", fmt.Sprintf(landlock.PreCommitHook, "--config=ci/hooks.yaml"))
+	if got := held(bind()); got["ci/hooks.yaml"] != "read-only" || got["ci"] != "" {
+		t.Errorf("ci/hooks.yaml: %q, ci: %q, want the file alone read-only", got["ci/hooks.yaml"], got["ci"])
+	}
+
+	// lefthook, in the hooks directory core.hooksPath names: the existing
+	// main file read-only, the missing names guarded, .config (missing)
+	// guarded rather than each file below it.
+	os.Remove(dir + "/.git/hooks/pre-commit")
+	os.MkdirAll(dir+"/.githooks", 0o755)
+	write(dir+"/.git/config", "[core]\n\thooksPath = .githooks\n")
+	write(dir+"/.githooks/commit-msg", landlock.LefthookHook)
+	write(dir+"/lefthook.yml", "pre-commit:\n  jobs: []\n")
+	got := held(bind())
+	for p, want := range map[string]string{
+		".githooks": "read-only", "lefthook.yml": "read-only", "lefthook-local.yml": "guarded", ".lefthook.yaml": "guarded",
+		".lefthook-local.jsonc": "guarded", ".lefthook": "guarded", ".lefthook-local": "guarded", ".config": "guarded",
+	} {
+		if got[p] != want {
+			t.Errorf("lefthook: %s is %q, want %s", p, got[p], want)
+		}
+	}
+	// An existing .config: its lefthook files are held below it.
+	os.MkdirAll(dir+"/.config", 0o755)
+	write(dir+"/.config/lefthook-local.yml", "")
+	os.MkdirAll(dir+"/.lefthook/pre-commit", 0o755)
+	got = held(bind())
+	for p, want := range map[string]string{".config/lefthook-local.yml": "read-only", ".lefthook": "read-only", ".config": ""} {
+		if got[p] != want {
+			t.Errorf("lefthook with .config: %s is %q, want %q", p, got[p], want)
+		}
+	}
+	// A missing file in the existing .config: .config takes no new
+	// entries (restrictive), so it cannot be created.
+	os.Remove(dir + "/.config/lefthook-local.yml")
+	spec := bind()
+	if !slices.Contains(spec.Absent, dir+"/.config/lefthook-local.yml") || !slices.Contains(spec.Absent, dir+"/.config/lefthook.toml") {
+		t.Errorf("missing lefthook files in .config: not held (absent %q)", spec.Absent)
 	}
 }
