@@ -840,14 +840,46 @@ func profileWorkspaceNet() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   20,
+							Line:   28,
 							Column: 7,
-							Byte:   910,
+							Byte:   1450,
 						},
 						End: ir.Pos{
-							Line:   20,
+							Line:   28,
 							Column: 16,
-							Byte:   919,
+							Byte:   1459,
+						},
+					},
+				},
+				{
+					Name: ".aider.conf.yml",
+					Source: ir.Range{
+						Filename: "builtin:workspace.hcl",
+						Start: ir.Pos{
+							Line:   33,
+							Column: 7,
+							Byte:   1742,
+						},
+						End: ir.Pos{
+							Line:   33,
+							Column: 24,
+							Byte:   1759,
+						},
+					},
+				},
+				{
+					Name: ".amazonq",
+					Source: ir.Range{
+						Filename: "builtin:workspace.hcl",
+						Start: ir.Pos{
+							Line:   31,
+							Column: 16,
+							Byte:   1611,
+						},
+						End: ir.Pos{
+							Line:   31,
+							Column: 26,
+							Byte:   1621,
 						},
 					},
 				},
@@ -856,14 +888,14 @@ func profileWorkspaceNet() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   20,
+							Line:   28,
 							Column: 18,
-							Byte:   921,
+							Byte:   1461,
 						},
 						End: ir.Pos{
-							Line:   20,
+							Line:   28,
 							Column: 27,
-							Byte:   930,
+							Byte:   1470,
 						},
 					},
 				},
@@ -872,14 +904,46 @@ func profileWorkspaceNet() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   20,
+							Line:   28,
 							Column: 29,
-							Byte:   932,
+							Byte:   1472,
 						},
 						End: ir.Pos{
-							Line:   20,
+							Line:   28,
 							Column: 37,
-							Byte:   940,
+							Byte:   1480,
+						},
+					},
+				},
+				{
+					Name: ".continue",
+					Source: ir.Range{
+						Filename: "builtin:workspace.hcl",
+						Start: ir.Pos{
+							Line:   31,
+							Column: 36,
+							Byte:   1631,
+						},
+						End: ir.Pos{
+							Line:   31,
+							Column: 47,
+							Byte:   1642,
+						},
+					},
+				},
+				{
+					Name: ".crush.json",
+					Source: ir.Range{
+						Filename: "builtin:workspace.hcl",
+						Start: ir.Pos{
+							Line:   32,
+							Column: 69,
+							Byte:   1721,
+						},
+						End: ir.Pos{
+							Line:   32,
+							Column: 82,
+							Byte:   1734,
 						},
 					},
 				},
@@ -888,14 +952,62 @@ func profileWorkspaceNet() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   20,
+							Line:   28,
 							Column: 50,
-							Byte:   953,
+							Byte:   1493,
 						},
 						End: ir.Pos{
-							Line:   20,
+							Line:   28,
 							Column: 59,
-							Byte:   962,
+							Byte:   1502,
+						},
+					},
+				},
+				{
+					Name: ".devcontainer",
+					Source: ir.Range{
+						Filename: "builtin:workspace.hcl",
+						Start: ir.Pos{
+							Line:   30,
+							Column: 24,
+							Byte:   1557,
+						},
+						End: ir.Pos{
+							Line:   30,
+							Column: 39,
+							Byte:   1572,
+						},
+					},
+				},
+				{
+					Name: ".devcontainer.json",
+					Source: ir.Range{
+						Filename: "builtin:workspace.hcl",
+						Start: ir.Pos{
+							Line:   30,
+							Column: 41,
+							Byte:   1574,
+						},
+						End: ir.Pos{
+							Line:   30,
+							Column: 61,
+							Byte:   1594,
+						},
+					},
+				},
+				{
+					Name: ".fslckout",
+					Source: ir.Range{
+						Filename: "builtin:workspace.hcl",
+						Start: ir.Pos{
+							Line:   27,
+							Column: 27,
+							Byte:   1431,
+						},
+						End: ir.Pos{
+							Line:   27,
+							Column: 38,
+							Byte:   1442,
 						},
 					},
 				},
@@ -904,14 +1016,14 @@ func profileWorkspaceNet() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   20,
+							Line:   28,
 							Column: 39,
-							Byte:   942,
+							Byte:   1482,
 						},
 						End: ir.Pos{
-							Line:   20,
+							Line:   28,
 							Column: 48,
-							Byte:   951,
+							Byte:   1491,
 						},
 					},
 				},
@@ -920,14 +1032,14 @@ func profileWorkspaceNet() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   19,
+							Line:   26,
 							Column: 7,
-							Byte:   859,
+							Byte:   1360,
 						},
 						End: ir.Pos{
-							Line:   19,
+							Line:   26,
 							Column: 13,
-							Byte:   865,
+							Byte:   1366,
 						},
 					},
 				},
@@ -936,14 +1048,30 @@ func profileWorkspaceNet() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   19,
+							Line:   26,
 							Column: 15,
-							Byte:   867,
+							Byte:   1368,
 						},
 						End: ir.Pos{
-							Line:   19,
+							Line:   26,
 							Column: 20,
-							Byte:   872,
+							Byte:   1373,
+						},
+					},
+				},
+				{
+					Name: ".idea",
+					Source: ir.Range{
+						Filename: "builtin:workspace.hcl",
+						Start: ir.Pos{
+							Line:   30,
+							Column: 7,
+							Byte:   1540,
+						},
+						End: ir.Pos{
+							Line:   30,
+							Column: 14,
+							Byte:   1547,
 						},
 					},
 				},
@@ -952,14 +1080,30 @@ func profileWorkspaceNet() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   19,
+							Line:   26,
 							Column: 37,
-							Byte:   889,
+							Byte:   1390,
 						},
 						End: ir.Pos{
-							Line:   19,
+							Line:   26,
 							Column: 42,
-							Byte:   894,
+							Byte:   1395,
+						},
+					},
+				},
+				{
+					Name: ".kiro",
+					Source: ir.Range{
+						Filename: "builtin:workspace.hcl",
+						Start: ir.Pos{
+							Line:   31,
+							Column: 7,
+							Byte:   1602,
+						},
+						End: ir.Pos{
+							Line:   31,
+							Column: 14,
+							Byte:   1609,
 						},
 					},
 				},
@@ -968,14 +1112,126 @@ func profileWorkspaceNet() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   21,
+							Line:   29,
 							Column: 7,
-							Byte:   981,
+							Byte:   1521,
 						},
 						End: ir.Pos{
-							Line:   21,
+							Line:   29,
 							Column: 18,
-							Byte:   992,
+							Byte:   1532,
+						},
+					},
+				},
+				{
+					Name: ".mise",
+					Source: ir.Range{
+						Filename: "builtin:workspace.hcl",
+						Start: ir.Pos{
+							Line:   34,
+							Column: 73,
+							Byte:   1833,
+						},
+						End: ir.Pos{
+							Line:   34,
+							Column: 80,
+							Byte:   1840,
+						},
+					},
+				},
+				{
+					Name: ".mise.local.toml",
+					Source: ir.Range{
+						Filename: "builtin:workspace.hcl",
+						Start: ir.Pos{
+							Line:   34,
+							Column: 53,
+							Byte:   1813,
+						},
+						End: ir.Pos{
+							Line:   34,
+							Column: 71,
+							Byte:   1831,
+						},
+					},
+				},
+				{
+					Name: ".mise.toml",
+					Source: ir.Range{
+						Filename: "builtin:workspace.hcl",
+						Start: ir.Pos{
+							Line:   34,
+							Column: 20,
+							Byte:   1780,
+						},
+						End: ir.Pos{
+							Line:   34,
+							Column: 32,
+							Byte:   1792,
+						},
+					},
+				},
+				{
+					Name: ".opencode",
+					Source: ir.Range{
+						Filename: "builtin:workspace.hcl",
+						Start: ir.Pos{
+							Line:   32,
+							Column: 7,
+							Byte:   1659,
+						},
+						End: ir.Pos{
+							Line:   32,
+							Column: 18,
+							Byte:   1670,
+						},
+					},
+				},
+				{
+					Name: ".pijul",
+					Source: ir.Range{
+						Filename: "builtin:workspace.hcl",
+						Start: ir.Pos{
+							Line:   27,
+							Column: 17,
+							Byte:   1421,
+						},
+						End: ir.Pos{
+							Line:   27,
+							Column: 25,
+							Byte:   1429,
+						},
+					},
+				},
+				{
+					Name: ".qwen",
+					Source: ir.Range{
+						Filename: "builtin:workspace.hcl",
+						Start: ir.Pos{
+							Line:   31,
+							Column: 49,
+							Byte:   1644,
+						},
+						End: ir.Pos{
+							Line:   31,
+							Column: 56,
+							Byte:   1651,
+						},
+					},
+				},
+				{
+					Name: ".roo",
+					Source: ir.Range{
+						Filename: "builtin:workspace.hcl",
+						Start: ir.Pos{
+							Line:   31,
+							Column: 28,
+							Byte:   1623,
+						},
+						End: ir.Pos{
+							Line:   31,
+							Column: 34,
+							Byte:   1629,
 						},
 					},
 				},
@@ -984,14 +1240,14 @@ func profileWorkspaceNet() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   19,
+							Line:   26,
 							Column: 22,
-							Byte:   874,
+							Byte:   1375,
 						},
 						End: ir.Pos{
-							Line:   19,
+							Line:   26,
 							Column: 27,
-							Byte:   879,
+							Byte:   1380,
 						},
 					},
 				},
@@ -1000,14 +1256,14 @@ func profileWorkspaceNet() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   19,
+							Line:   26,
 							Column: 29,
-							Byte:   881,
+							Byte:   1382,
 						},
 						End: ir.Pos{
-							Line:   19,
+							Line:   26,
 							Column: 35,
-							Byte:   887,
+							Byte:   1388,
 						},
 					},
 				},
@@ -1016,14 +1272,30 @@ func profileWorkspaceNet() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   20,
+							Line:   28,
 							Column: 61,
-							Byte:   964,
+							Byte:   1504,
 						},
 						End: ir.Pos{
-							Line:   20,
+							Line:   28,
 							Column: 70,
-							Byte:   973,
+							Byte:   1513,
+						},
+					},
+				},
+				{
+					Name: ".zed",
+					Source: ir.Range{
+						Filename: "builtin:workspace.hcl",
+						Start: ir.Pos{
+							Line:   30,
+							Column: 16,
+							Byte:   1549,
+						},
+						End: ir.Pos{
+							Line:   30,
+							Column: 22,
+							Byte:   1555,
 						},
 					},
 				},
@@ -1032,14 +1304,110 @@ func profileWorkspaceNet() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   19,
+							Line:   26,
 							Column: 44,
-							Byte:   896,
+							Byte:   1397,
 						},
 						End: ir.Pos{
-							Line:   19,
+							Line:   26,
 							Column: 50,
-							Byte:   902,
+							Byte:   1403,
+						},
+					},
+				},
+				{
+					Name: "_darcs",
+					Source: ir.Range{
+						Filename: "builtin:workspace.hcl",
+						Start: ir.Pos{
+							Line:   27,
+							Column: 7,
+							Byte:   1411,
+						},
+						End: ir.Pos{
+							Line:   27,
+							Column: 15,
+							Byte:   1419,
+						},
+					},
+				},
+				{
+					Name: "crush.json",
+					Source: ir.Range{
+						Filename: "builtin:workspace.hcl",
+						Start: ir.Pos{
+							Line:   32,
+							Column: 55,
+							Byte:   1707,
+						},
+						End: ir.Pos{
+							Line:   32,
+							Column: 67,
+							Byte:   1719,
+						},
+					},
+				},
+				{
+					Name: "mise.local.toml",
+					Source: ir.Range{
+						Filename: "builtin:workspace.hcl",
+						Start: ir.Pos{
+							Line:   34,
+							Column: 34,
+							Byte:   1794,
+						},
+						End: ir.Pos{
+							Line:   34,
+							Column: 51,
+							Byte:   1811,
+						},
+					},
+				},
+				{
+					Name: "mise.toml",
+					Source: ir.Range{
+						Filename: "builtin:workspace.hcl",
+						Start: ir.Pos{
+							Line:   34,
+							Column: 7,
+							Byte:   1767,
+						},
+						End: ir.Pos{
+							Line:   34,
+							Column: 18,
+							Byte:   1778,
+						},
+					},
+				},
+				{
+					Name: "opencode.json",
+					Source: ir.Range{
+						Filename: "builtin:workspace.hcl",
+						Start: ir.Pos{
+							Line:   32,
+							Column: 20,
+							Byte:   1672,
+						},
+						End: ir.Pos{
+							Line:   32,
+							Column: 35,
+							Byte:   1687,
+						},
+					},
+				},
+				{
+					Name: "opencode.jsonc",
+					Source: ir.Range{
+						Filename: "builtin:workspace.hcl",
+						Start: ir.Pos{
+							Line:   32,
+							Column: 37,
+							Byte:   1689,
+						},
+						End: ir.Pos{
+							Line:   32,
+							Column: 53,
+							Byte:   1705,
 						},
 					},
 				},
@@ -1170,14 +1538,54 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 7,
-						Byte:   910,
+						Byte:   1450,
 					},
 					End: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 16,
-						Byte:   919,
+						Byte:   1459,
+					},
+				},
+				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
+			},
+			{
+				Feature: "truncate",
+				ABI:     3,
+				Kernel:  "6.2",
+				Rule:    "protect .aider.conf.yml",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   33,
+						Column: 7,
+						Byte:   1742,
+					},
+					End: ir.Pos{
+						Line:   33,
+						Column: 24,
+						Byte:   1759,
+					},
+				},
+				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
+			},
+			{
+				Feature: "truncate",
+				ABI:     3,
+				Kernel:  "6.2",
+				Rule:    "protect .amazonq",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   31,
+						Column: 16,
+						Byte:   1611,
+					},
+					End: ir.Pos{
+						Line:   31,
+						Column: 26,
+						Byte:   1621,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -1190,14 +1598,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 18,
-						Byte:   921,
+						Byte:   1461,
 					},
 					End: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 27,
-						Byte:   930,
+						Byte:   1470,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -1210,14 +1618,54 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 29,
-						Byte:   932,
+						Byte:   1472,
 					},
 					End: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 37,
-						Byte:   940,
+						Byte:   1480,
+					},
+				},
+				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
+			},
+			{
+				Feature: "truncate",
+				ABI:     3,
+				Kernel:  "6.2",
+				Rule:    "protect .continue",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   31,
+						Column: 36,
+						Byte:   1631,
+					},
+					End: ir.Pos{
+						Line:   31,
+						Column: 47,
+						Byte:   1642,
+					},
+				},
+				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
+			},
+			{
+				Feature: "truncate",
+				ABI:     3,
+				Kernel:  "6.2",
+				Rule:    "protect .crush.json",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   32,
+						Column: 69,
+						Byte:   1721,
+					},
+					End: ir.Pos{
+						Line:   32,
+						Column: 82,
+						Byte:   1734,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -1230,14 +1678,74 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 50,
-						Byte:   953,
+						Byte:   1493,
 					},
 					End: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 59,
-						Byte:   962,
+						Byte:   1502,
+					},
+				},
+				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
+			},
+			{
+				Feature: "truncate",
+				ABI:     3,
+				Kernel:  "6.2",
+				Rule:    "protect .devcontainer",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   30,
+						Column: 24,
+						Byte:   1557,
+					},
+					End: ir.Pos{
+						Line:   30,
+						Column: 39,
+						Byte:   1572,
+					},
+				},
+				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
+			},
+			{
+				Feature: "truncate",
+				ABI:     3,
+				Kernel:  "6.2",
+				Rule:    "protect .devcontainer.json",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   30,
+						Column: 41,
+						Byte:   1574,
+					},
+					End: ir.Pos{
+						Line:   30,
+						Column: 61,
+						Byte:   1594,
+					},
+				},
+				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
+			},
+			{
+				Feature: "truncate",
+				ABI:     3,
+				Kernel:  "6.2",
+				Rule:    "protect .fslckout",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   27,
+						Column: 27,
+						Byte:   1431,
+					},
+					End: ir.Pos{
+						Line:   27,
+						Column: 38,
+						Byte:   1442,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -1250,14 +1758,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 39,
-						Byte:   942,
+						Byte:   1482,
 					},
 					End: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 48,
-						Byte:   951,
+						Byte:   1491,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -1270,14 +1778,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 7,
-						Byte:   859,
+						Byte:   1360,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 13,
-						Byte:   865,
+						Byte:   1366,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -1290,14 +1798,34 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 15,
-						Byte:   867,
+						Byte:   1368,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 20,
-						Byte:   872,
+						Byte:   1373,
+					},
+				},
+				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
+			},
+			{
+				Feature: "truncate",
+				ABI:     3,
+				Kernel:  "6.2",
+				Rule:    "protect .idea",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   30,
+						Column: 7,
+						Byte:   1540,
+					},
+					End: ir.Pos{
+						Line:   30,
+						Column: 14,
+						Byte:   1547,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -1310,14 +1838,34 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 37,
-						Byte:   889,
+						Byte:   1390,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 42,
-						Byte:   894,
+						Byte:   1395,
+					},
+				},
+				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
+			},
+			{
+				Feature: "truncate",
+				ABI:     3,
+				Kernel:  "6.2",
+				Rule:    "protect .kiro",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   31,
+						Column: 7,
+						Byte:   1602,
+					},
+					End: ir.Pos{
+						Line:   31,
+						Column: 14,
+						Byte:   1609,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -1330,14 +1878,154 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   21,
+						Line:   29,
 						Column: 7,
-						Byte:   981,
+						Byte:   1521,
 					},
 					End: ir.Pos{
-						Line:   21,
+						Line:   29,
 						Column: 18,
-						Byte:   992,
+						Byte:   1532,
+					},
+				},
+				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
+			},
+			{
+				Feature: "truncate",
+				ABI:     3,
+				Kernel:  "6.2",
+				Rule:    "protect .mise",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   34,
+						Column: 73,
+						Byte:   1833,
+					},
+					End: ir.Pos{
+						Line:   34,
+						Column: 80,
+						Byte:   1840,
+					},
+				},
+				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
+			},
+			{
+				Feature: "truncate",
+				ABI:     3,
+				Kernel:  "6.2",
+				Rule:    "protect .mise.local.toml",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   34,
+						Column: 53,
+						Byte:   1813,
+					},
+					End: ir.Pos{
+						Line:   34,
+						Column: 71,
+						Byte:   1831,
+					},
+				},
+				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
+			},
+			{
+				Feature: "truncate",
+				ABI:     3,
+				Kernel:  "6.2",
+				Rule:    "protect .mise.toml",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   34,
+						Column: 20,
+						Byte:   1780,
+					},
+					End: ir.Pos{
+						Line:   34,
+						Column: 32,
+						Byte:   1792,
+					},
+				},
+				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
+			},
+			{
+				Feature: "truncate",
+				ABI:     3,
+				Kernel:  "6.2",
+				Rule:    "protect .opencode",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   32,
+						Column: 7,
+						Byte:   1659,
+					},
+					End: ir.Pos{
+						Line:   32,
+						Column: 18,
+						Byte:   1670,
+					},
+				},
+				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
+			},
+			{
+				Feature: "truncate",
+				ABI:     3,
+				Kernel:  "6.2",
+				Rule:    "protect .pijul",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   27,
+						Column: 17,
+						Byte:   1421,
+					},
+					End: ir.Pos{
+						Line:   27,
+						Column: 25,
+						Byte:   1429,
+					},
+				},
+				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
+			},
+			{
+				Feature: "truncate",
+				ABI:     3,
+				Kernel:  "6.2",
+				Rule:    "protect .qwen",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   31,
+						Column: 49,
+						Byte:   1644,
+					},
+					End: ir.Pos{
+						Line:   31,
+						Column: 56,
+						Byte:   1651,
+					},
+				},
+				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
+			},
+			{
+				Feature: "truncate",
+				ABI:     3,
+				Kernel:  "6.2",
+				Rule:    "protect .roo",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   31,
+						Column: 28,
+						Byte:   1623,
+					},
+					End: ir.Pos{
+						Line:   31,
+						Column: 34,
+						Byte:   1629,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -1350,14 +2038,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 22,
-						Byte:   874,
+						Byte:   1375,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 27,
-						Byte:   879,
+						Byte:   1380,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -1370,14 +2058,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 29,
-						Byte:   881,
+						Byte:   1382,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 35,
-						Byte:   887,
+						Byte:   1388,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -1390,14 +2078,34 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 61,
-						Byte:   964,
+						Byte:   1504,
 					},
 					End: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 70,
-						Byte:   973,
+						Byte:   1513,
+					},
+				},
+				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
+			},
+			{
+				Feature: "truncate",
+				ABI:     3,
+				Kernel:  "6.2",
+				Rule:    "protect .zed",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   30,
+						Column: 16,
+						Byte:   1549,
+					},
+					End: ir.Pos{
+						Line:   30,
+						Column: 22,
+						Byte:   1555,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -1410,14 +2118,134 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 44,
-						Byte:   896,
+						Byte:   1397,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 50,
-						Byte:   902,
+						Byte:   1403,
+					},
+				},
+				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
+			},
+			{
+				Feature: "truncate",
+				ABI:     3,
+				Kernel:  "6.2",
+				Rule:    "protect _darcs",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   27,
+						Column: 7,
+						Byte:   1411,
+					},
+					End: ir.Pos{
+						Line:   27,
+						Column: 15,
+						Byte:   1419,
+					},
+				},
+				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
+			},
+			{
+				Feature: "truncate",
+				ABI:     3,
+				Kernel:  "6.2",
+				Rule:    "protect crush.json",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   32,
+						Column: 55,
+						Byte:   1707,
+					},
+					End: ir.Pos{
+						Line:   32,
+						Column: 67,
+						Byte:   1719,
+					},
+				},
+				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
+			},
+			{
+				Feature: "truncate",
+				ABI:     3,
+				Kernel:  "6.2",
+				Rule:    "protect mise.local.toml",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   34,
+						Column: 34,
+						Byte:   1794,
+					},
+					End: ir.Pos{
+						Line:   34,
+						Column: 51,
+						Byte:   1811,
+					},
+				},
+				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
+			},
+			{
+				Feature: "truncate",
+				ABI:     3,
+				Kernel:  "6.2",
+				Rule:    "protect mise.toml",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   34,
+						Column: 7,
+						Byte:   1767,
+					},
+					End: ir.Pos{
+						Line:   34,
+						Column: 18,
+						Byte:   1778,
+					},
+				},
+				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
+			},
+			{
+				Feature: "truncate",
+				ABI:     3,
+				Kernel:  "6.2",
+				Rule:    "protect opencode.json",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   32,
+						Column: 20,
+						Byte:   1672,
+					},
+					End: ir.Pos{
+						Line:   32,
+						Column: 35,
+						Byte:   1687,
+					},
+				},
+				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
+			},
+			{
+				Feature: "truncate",
+				ABI:     3,
+				Kernel:  "6.2",
+				Rule:    "protect opencode.jsonc",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   32,
+						Column: 37,
+						Byte:   1689,
+					},
+					End: ir.Pos{
+						Line:   32,
+						Column: 53,
+						Byte:   1705,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -1575,14 +2403,46 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 7,
-						Byte:   910,
+						Byte:   1450,
 					},
 					End: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 16,
-						Byte:   919,
+						Byte:   1459,
+					},
+				},
+			},
+			{
+				Name: ".aider.conf.yml",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   33,
+						Column: 7,
+						Byte:   1742,
+					},
+					End: ir.Pos{
+						Line:   33,
+						Column: 24,
+						Byte:   1759,
+					},
+				},
+			},
+			{
+				Name: ".amazonq",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   31,
+						Column: 16,
+						Byte:   1611,
+					},
+					End: ir.Pos{
+						Line:   31,
+						Column: 26,
+						Byte:   1621,
 					},
 				},
 			},
@@ -1591,14 +2451,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 18,
-						Byte:   921,
+						Byte:   1461,
 					},
 					End: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 27,
-						Byte:   930,
+						Byte:   1470,
 					},
 				},
 			},
@@ -1607,14 +2467,46 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 29,
-						Byte:   932,
+						Byte:   1472,
 					},
 					End: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 37,
-						Byte:   940,
+						Byte:   1480,
+					},
+				},
+			},
+			{
+				Name: ".continue",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   31,
+						Column: 36,
+						Byte:   1631,
+					},
+					End: ir.Pos{
+						Line:   31,
+						Column: 47,
+						Byte:   1642,
+					},
+				},
+			},
+			{
+				Name: ".crush.json",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   32,
+						Column: 69,
+						Byte:   1721,
+					},
+					End: ir.Pos{
+						Line:   32,
+						Column: 82,
+						Byte:   1734,
 					},
 				},
 			},
@@ -1623,14 +2515,62 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 50,
-						Byte:   953,
+						Byte:   1493,
 					},
 					End: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 59,
-						Byte:   962,
+						Byte:   1502,
+					},
+				},
+			},
+			{
+				Name: ".devcontainer",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   30,
+						Column: 24,
+						Byte:   1557,
+					},
+					End: ir.Pos{
+						Line:   30,
+						Column: 39,
+						Byte:   1572,
+					},
+				},
+			},
+			{
+				Name: ".devcontainer.json",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   30,
+						Column: 41,
+						Byte:   1574,
+					},
+					End: ir.Pos{
+						Line:   30,
+						Column: 61,
+						Byte:   1594,
+					},
+				},
+			},
+			{
+				Name: ".fslckout",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   27,
+						Column: 27,
+						Byte:   1431,
+					},
+					End: ir.Pos{
+						Line:   27,
+						Column: 38,
+						Byte:   1442,
 					},
 				},
 			},
@@ -1639,14 +2579,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 39,
-						Byte:   942,
+						Byte:   1482,
 					},
 					End: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 48,
-						Byte:   951,
+						Byte:   1491,
 					},
 				},
 			},
@@ -1655,14 +2595,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 7,
-						Byte:   859,
+						Byte:   1360,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 13,
-						Byte:   865,
+						Byte:   1366,
 					},
 				},
 			},
@@ -1671,14 +2611,30 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 15,
-						Byte:   867,
+						Byte:   1368,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 20,
-						Byte:   872,
+						Byte:   1373,
+					},
+				},
+			},
+			{
+				Name: ".idea",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   30,
+						Column: 7,
+						Byte:   1540,
+					},
+					End: ir.Pos{
+						Line:   30,
+						Column: 14,
+						Byte:   1547,
 					},
 				},
 			},
@@ -1687,14 +2643,30 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 37,
-						Byte:   889,
+						Byte:   1390,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 42,
-						Byte:   894,
+						Byte:   1395,
+					},
+				},
+			},
+			{
+				Name: ".kiro",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   31,
+						Column: 7,
+						Byte:   1602,
+					},
+					End: ir.Pos{
+						Line:   31,
+						Column: 14,
+						Byte:   1609,
 					},
 				},
 			},
@@ -1703,14 +2675,126 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   21,
+						Line:   29,
 						Column: 7,
-						Byte:   981,
+						Byte:   1521,
 					},
 					End: ir.Pos{
-						Line:   21,
+						Line:   29,
 						Column: 18,
-						Byte:   992,
+						Byte:   1532,
+					},
+				},
+			},
+			{
+				Name: ".mise",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   34,
+						Column: 73,
+						Byte:   1833,
+					},
+					End: ir.Pos{
+						Line:   34,
+						Column: 80,
+						Byte:   1840,
+					},
+				},
+			},
+			{
+				Name: ".mise.local.toml",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   34,
+						Column: 53,
+						Byte:   1813,
+					},
+					End: ir.Pos{
+						Line:   34,
+						Column: 71,
+						Byte:   1831,
+					},
+				},
+			},
+			{
+				Name: ".mise.toml",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   34,
+						Column: 20,
+						Byte:   1780,
+					},
+					End: ir.Pos{
+						Line:   34,
+						Column: 32,
+						Byte:   1792,
+					},
+				},
+			},
+			{
+				Name: ".opencode",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   32,
+						Column: 7,
+						Byte:   1659,
+					},
+					End: ir.Pos{
+						Line:   32,
+						Column: 18,
+						Byte:   1670,
+					},
+				},
+			},
+			{
+				Name: ".pijul",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   27,
+						Column: 17,
+						Byte:   1421,
+					},
+					End: ir.Pos{
+						Line:   27,
+						Column: 25,
+						Byte:   1429,
+					},
+				},
+			},
+			{
+				Name: ".qwen",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   31,
+						Column: 49,
+						Byte:   1644,
+					},
+					End: ir.Pos{
+						Line:   31,
+						Column: 56,
+						Byte:   1651,
+					},
+				},
+			},
+			{
+				Name: ".roo",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   31,
+						Column: 28,
+						Byte:   1623,
+					},
+					End: ir.Pos{
+						Line:   31,
+						Column: 34,
+						Byte:   1629,
 					},
 				},
 			},
@@ -1719,14 +2803,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 22,
-						Byte:   874,
+						Byte:   1375,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 27,
-						Byte:   879,
+						Byte:   1380,
 					},
 				},
 			},
@@ -1735,14 +2819,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 29,
-						Byte:   881,
+						Byte:   1382,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 35,
-						Byte:   887,
+						Byte:   1388,
 					},
 				},
 			},
@@ -1751,14 +2835,30 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 61,
-						Byte:   964,
+						Byte:   1504,
 					},
 					End: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 70,
-						Byte:   973,
+						Byte:   1513,
+					},
+				},
+			},
+			{
+				Name: ".zed",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   30,
+						Column: 16,
+						Byte:   1549,
+					},
+					End: ir.Pos{
+						Line:   30,
+						Column: 22,
+						Byte:   1555,
 					},
 				},
 			},
@@ -1767,14 +2867,110 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 44,
-						Byte:   896,
+						Byte:   1397,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 50,
-						Byte:   902,
+						Byte:   1403,
+					},
+				},
+			},
+			{
+				Name: "_darcs",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   27,
+						Column: 7,
+						Byte:   1411,
+					},
+					End: ir.Pos{
+						Line:   27,
+						Column: 15,
+						Byte:   1419,
+					},
+				},
+			},
+			{
+				Name: "crush.json",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   32,
+						Column: 55,
+						Byte:   1707,
+					},
+					End: ir.Pos{
+						Line:   32,
+						Column: 67,
+						Byte:   1719,
+					},
+				},
+			},
+			{
+				Name: "mise.local.toml",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   34,
+						Column: 34,
+						Byte:   1794,
+					},
+					End: ir.Pos{
+						Line:   34,
+						Column: 51,
+						Byte:   1811,
+					},
+				},
+			},
+			{
+				Name: "mise.toml",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   34,
+						Column: 7,
+						Byte:   1767,
+					},
+					End: ir.Pos{
+						Line:   34,
+						Column: 18,
+						Byte:   1778,
+					},
+				},
+			},
+			{
+				Name: "opencode.json",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   32,
+						Column: 20,
+						Byte:   1672,
+					},
+					End: ir.Pos{
+						Line:   32,
+						Column: 35,
+						Byte:   1687,
+					},
+				},
+			},
+			{
+				Name: "opencode.jsonc",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   32,
+						Column: 37,
+						Byte:   1689,
+					},
+					End: ir.Pos{
+						Line:   32,
+						Column: 53,
+						Byte:   1705,
 					},
 				},
 			},
@@ -1813,6 +3009,16 @@ func planWorkspaceNet() *landlock.Plan {
 					Why:    "read",
 				},
 				{
+					Path:   "{cwd}/.aider.conf.yml",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{cwd}/.amazonq",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
 					Path:   "{cwd}/.claude",
 					Rights: 13,
 					Why:    "read",
@@ -1823,7 +3029,32 @@ func planWorkspaceNet() *landlock.Plan {
 					Why:    "read",
 				},
 				{
+					Path:   "{cwd}/.continue",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{cwd}/.crush.json",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
 					Path:   "{cwd}/.cursor",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{cwd}/.devcontainer",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{cwd}/.devcontainer.json",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{cwd}/.fslckout",
 					Rights: 13,
 					Why:    "read",
 				},
@@ -1843,12 +3074,57 @@ func planWorkspaceNet() *landlock.Plan {
 					Why:    "read",
 				},
 				{
+					Path:   "{cwd}/.idea",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
 					Path:   "{cwd}/.jj",
 					Rights: 13,
 					Why:    "read",
 				},
 				{
+					Path:   "{cwd}/.kiro",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
 					Path:   "{cwd}/.mcp.json",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{cwd}/.mise",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{cwd}/.mise.local.toml",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{cwd}/.mise.toml",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{cwd}/.opencode",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{cwd}/.pijul",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{cwd}/.qwen",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{cwd}/.roo",
 					Rights: 13,
 					Why:    "read",
 				},
@@ -1868,7 +3144,42 @@ func planWorkspaceNet() *landlock.Plan {
 					Why:    "read",
 				},
 				{
+					Path:   "{cwd}/.zed",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
 					Path:   "{cwd}/HEAD",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{cwd}/_darcs",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{cwd}/crush.json",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{cwd}/mise.local.toml",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{cwd}/mise.toml",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{cwd}/opencode.json",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{cwd}/opencode.jsonc",
 					Rights: 13,
 					Why:    "read",
 				},
@@ -1883,6 +3194,16 @@ func planWorkspaceNet() *landlock.Plan {
 					Why:    "read",
 				},
 				{
+					Path:   "{slash_tmp}/.aider.conf.yml",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{slash_tmp}/.amazonq",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
 					Path:   "{slash_tmp}/.claude",
 					Rights: 13,
 					Why:    "read",
@@ -1893,7 +3214,32 @@ func planWorkspaceNet() *landlock.Plan {
 					Why:    "read",
 				},
 				{
+					Path:   "{slash_tmp}/.continue",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{slash_tmp}/.crush.json",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
 					Path:   "{slash_tmp}/.cursor",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{slash_tmp}/.devcontainer",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{slash_tmp}/.devcontainer.json",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{slash_tmp}/.fslckout",
 					Rights: 13,
 					Why:    "read",
 				},
@@ -1913,12 +3259,57 @@ func planWorkspaceNet() *landlock.Plan {
 					Why:    "read",
 				},
 				{
+					Path:   "{slash_tmp}/.idea",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
 					Path:   "{slash_tmp}/.jj",
 					Rights: 13,
 					Why:    "read",
 				},
 				{
+					Path:   "{slash_tmp}/.kiro",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
 					Path:   "{slash_tmp}/.mcp.json",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{slash_tmp}/.mise",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{slash_tmp}/.mise.local.toml",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{slash_tmp}/.mise.toml",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{slash_tmp}/.opencode",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{slash_tmp}/.pijul",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{slash_tmp}/.qwen",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{slash_tmp}/.roo",
 					Rights: 13,
 					Why:    "read",
 				},
@@ -1938,7 +3329,42 @@ func planWorkspaceNet() *landlock.Plan {
 					Why:    "read",
 				},
 				{
+					Path:   "{slash_tmp}/.zed",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
 					Path:   "{slash_tmp}/HEAD",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{slash_tmp}/_darcs",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{slash_tmp}/crush.json",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{slash_tmp}/mise.local.toml",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{slash_tmp}/mise.toml",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{slash_tmp}/opencode.json",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{slash_tmp}/opencode.jsonc",
 					Rights: 13,
 					Why:    "read",
 				},
@@ -1953,6 +3379,16 @@ func planWorkspaceNet() *landlock.Plan {
 					Why:    "read",
 				},
 				{
+					Path:   "{tmpdir}/.aider.conf.yml",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{tmpdir}/.amazonq",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
 					Path:   "{tmpdir}/.claude",
 					Rights: 13,
 					Why:    "read",
@@ -1963,7 +3399,32 @@ func planWorkspaceNet() *landlock.Plan {
 					Why:    "read",
 				},
 				{
+					Path:   "{tmpdir}/.continue",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{tmpdir}/.crush.json",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
 					Path:   "{tmpdir}/.cursor",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{tmpdir}/.devcontainer",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{tmpdir}/.devcontainer.json",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{tmpdir}/.fslckout",
 					Rights: 13,
 					Why:    "read",
 				},
@@ -1983,12 +3444,57 @@ func planWorkspaceNet() *landlock.Plan {
 					Why:    "read",
 				},
 				{
+					Path:   "{tmpdir}/.idea",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
 					Path:   "{tmpdir}/.jj",
 					Rights: 13,
 					Why:    "read",
 				},
 				{
+					Path:   "{tmpdir}/.kiro",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
 					Path:   "{tmpdir}/.mcp.json",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{tmpdir}/.mise",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{tmpdir}/.mise.local.toml",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{tmpdir}/.mise.toml",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{tmpdir}/.opencode",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{tmpdir}/.pijul",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{tmpdir}/.qwen",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{tmpdir}/.roo",
 					Rights: 13,
 					Why:    "read",
 				},
@@ -2008,7 +3514,42 @@ func planWorkspaceNet() *landlock.Plan {
 					Why:    "read",
 				},
 				{
+					Path:   "{tmpdir}/.zed",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
 					Path:   "{tmpdir}/HEAD",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{tmpdir}/_darcs",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{tmpdir}/crush.json",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{tmpdir}/mise.local.toml",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{tmpdir}/mise.toml",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{tmpdir}/opencode.json",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{tmpdir}/opencode.jsonc",
 					Rights: 13,
 					Why:    "read",
 				},
@@ -2041,6 +3582,16 @@ func planWorkspaceNet() *landlock.Plan {
 				},
 				{
 					Kind: "read-only",
+					Path: "{cwd}/.aider.conf.yml",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{cwd}/.amazonq",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
 					Path: "{cwd}/.claude",
 					Why:  "read",
 				},
@@ -2051,7 +3602,32 @@ func planWorkspaceNet() *landlock.Plan {
 				},
 				{
 					Kind: "read-only",
+					Path: "{cwd}/.continue",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{cwd}/.crush.json",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
 					Path: "{cwd}/.cursor",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{cwd}/.devcontainer",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{cwd}/.devcontainer.json",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{cwd}/.fslckout",
 					Why:  "read",
 				},
 				{
@@ -2071,12 +3647,57 @@ func planWorkspaceNet() *landlock.Plan {
 				},
 				{
 					Kind: "read-only",
+					Path: "{cwd}/.idea",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
 					Path: "{cwd}/.jj",
 					Why:  "read",
 				},
 				{
 					Kind: "read-only",
+					Path: "{cwd}/.kiro",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
 					Path: "{cwd}/.mcp.json",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{cwd}/.mise",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{cwd}/.mise.local.toml",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{cwd}/.mise.toml",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{cwd}/.opencode",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{cwd}/.pijul",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{cwd}/.qwen",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{cwd}/.roo",
 					Why:  "read",
 				},
 				{
@@ -2096,12 +3717,57 @@ func planWorkspaceNet() *landlock.Plan {
 				},
 				{
 					Kind: "read-only",
+					Path: "{cwd}/.zed",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
 					Path: "{cwd}/HEAD",
 					Why:  "read",
 				},
 				{
 					Kind: "read-only",
+					Path: "{cwd}/_darcs",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{cwd}/crush.json",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{cwd}/mise.local.toml",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{cwd}/mise.toml",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{cwd}/opencode.json",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{cwd}/opencode.jsonc",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
 					Path: "{slash_tmp}/.agents",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{slash_tmp}/.aider.conf.yml",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{slash_tmp}/.amazonq",
 					Why:  "read",
 				},
 				{
@@ -2116,7 +3782,32 @@ func planWorkspaceNet() *landlock.Plan {
 				},
 				{
 					Kind: "read-only",
+					Path: "{slash_tmp}/.continue",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{slash_tmp}/.crush.json",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
 					Path: "{slash_tmp}/.cursor",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{slash_tmp}/.devcontainer",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{slash_tmp}/.devcontainer.json",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{slash_tmp}/.fslckout",
 					Why:  "read",
 				},
 				{
@@ -2136,12 +3827,57 @@ func planWorkspaceNet() *landlock.Plan {
 				},
 				{
 					Kind: "read-only",
+					Path: "{slash_tmp}/.idea",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
 					Path: "{slash_tmp}/.jj",
 					Why:  "read",
 				},
 				{
 					Kind: "read-only",
+					Path: "{slash_tmp}/.kiro",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
 					Path: "{slash_tmp}/.mcp.json",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{slash_tmp}/.mise",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{slash_tmp}/.mise.local.toml",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{slash_tmp}/.mise.toml",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{slash_tmp}/.opencode",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{slash_tmp}/.pijul",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{slash_tmp}/.qwen",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{slash_tmp}/.roo",
 					Why:  "read",
 				},
 				{
@@ -2161,12 +3897,57 @@ func planWorkspaceNet() *landlock.Plan {
 				},
 				{
 					Kind: "read-only",
+					Path: "{slash_tmp}/.zed",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
 					Path: "{slash_tmp}/HEAD",
 					Why:  "read",
 				},
 				{
 					Kind: "read-only",
+					Path: "{slash_tmp}/_darcs",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{slash_tmp}/crush.json",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{slash_tmp}/mise.local.toml",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{slash_tmp}/mise.toml",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{slash_tmp}/opencode.json",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{slash_tmp}/opencode.jsonc",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
 					Path: "{tmpdir}/.agents",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{tmpdir}/.aider.conf.yml",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{tmpdir}/.amazonq",
 					Why:  "read",
 				},
 				{
@@ -2181,7 +3962,32 @@ func planWorkspaceNet() *landlock.Plan {
 				},
 				{
 					Kind: "read-only",
+					Path: "{tmpdir}/.continue",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{tmpdir}/.crush.json",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
 					Path: "{tmpdir}/.cursor",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{tmpdir}/.devcontainer",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{tmpdir}/.devcontainer.json",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{tmpdir}/.fslckout",
 					Why:  "read",
 				},
 				{
@@ -2201,12 +4007,57 @@ func planWorkspaceNet() *landlock.Plan {
 				},
 				{
 					Kind: "read-only",
+					Path: "{tmpdir}/.idea",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
 					Path: "{tmpdir}/.jj",
 					Why:  "read",
 				},
 				{
 					Kind: "read-only",
+					Path: "{tmpdir}/.kiro",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
 					Path: "{tmpdir}/.mcp.json",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{tmpdir}/.mise",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{tmpdir}/.mise.local.toml",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{tmpdir}/.mise.toml",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{tmpdir}/.opencode",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{tmpdir}/.pijul",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{tmpdir}/.qwen",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{tmpdir}/.roo",
 					Why:  "read",
 				},
 				{
@@ -2226,7 +4077,42 @@ func planWorkspaceNet() *landlock.Plan {
 				},
 				{
 					Kind: "read-only",
+					Path: "{tmpdir}/.zed",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
 					Path: "{tmpdir}/HEAD",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{tmpdir}/_darcs",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{tmpdir}/crush.json",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{tmpdir}/mise.local.toml",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{tmpdir}/mise.toml",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{tmpdir}/opencode.json",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{tmpdir}/opencode.jsonc",
 					Why:  "read",
 				},
 			},
@@ -2338,14 +4224,54 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 7,
-						Byte:   910,
+						Byte:   1450,
 					},
 					End: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 16,
-						Byte:   919,
+						Byte:   1459,
+					},
+				},
+				Level:     "supplementary",
+				Mechanism: "mount-namespace read-only bind",
+				Detail:    "Landlock alone would grant write here (rights are inherited from /{cwd}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{slash_tmp}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{tmpdir}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive)",
+				MinABI:    3,
+			},
+			{
+				Rule: "protect .aider.conf.yml",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   33,
+						Column: 7,
+						Byte:   1742,
+					},
+					End: ir.Pos{
+						Line:   33,
+						Column: 24,
+						Byte:   1759,
+					},
+				},
+				Level:     "supplementary",
+				Mechanism: "mount-namespace read-only bind",
+				Detail:    "Landlock alone would grant write here (rights are inherited from /{cwd}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{slash_tmp}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{tmpdir}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive)",
+				MinABI:    3,
+			},
+			{
+				Rule: "protect .amazonq",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   31,
+						Column: 16,
+						Byte:   1611,
+					},
+					End: ir.Pos{
+						Line:   31,
+						Column: 26,
+						Byte:   1621,
 					},
 				},
 				Level:     "supplementary",
@@ -2358,14 +4284,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 18,
-						Byte:   921,
+						Byte:   1461,
 					},
 					End: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 27,
-						Byte:   930,
+						Byte:   1470,
 					},
 				},
 				Level:     "supplementary",
@@ -2378,14 +4304,54 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 29,
-						Byte:   932,
+						Byte:   1472,
 					},
 					End: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 37,
-						Byte:   940,
+						Byte:   1480,
+					},
+				},
+				Level:     "supplementary",
+				Mechanism: "mount-namespace read-only bind",
+				Detail:    "Landlock alone would grant write here (rights are inherited from /{cwd}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{slash_tmp}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{tmpdir}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive)",
+				MinABI:    3,
+			},
+			{
+				Rule: "protect .continue",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   31,
+						Column: 36,
+						Byte:   1631,
+					},
+					End: ir.Pos{
+						Line:   31,
+						Column: 47,
+						Byte:   1642,
+					},
+				},
+				Level:     "supplementary",
+				Mechanism: "mount-namespace read-only bind",
+				Detail:    "Landlock alone would grant write here (rights are inherited from /{cwd}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{slash_tmp}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{tmpdir}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive)",
+				MinABI:    3,
+			},
+			{
+				Rule: "protect .crush.json",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   32,
+						Column: 69,
+						Byte:   1721,
+					},
+					End: ir.Pos{
+						Line:   32,
+						Column: 82,
+						Byte:   1734,
 					},
 				},
 				Level:     "supplementary",
@@ -2398,14 +4364,74 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 50,
-						Byte:   953,
+						Byte:   1493,
 					},
 					End: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 59,
-						Byte:   962,
+						Byte:   1502,
+					},
+				},
+				Level:     "supplementary",
+				Mechanism: "mount-namespace read-only bind",
+				Detail:    "Landlock alone would grant write here (rights are inherited from /{cwd}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{slash_tmp}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{tmpdir}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive)",
+				MinABI:    3,
+			},
+			{
+				Rule: "protect .devcontainer",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   30,
+						Column: 24,
+						Byte:   1557,
+					},
+					End: ir.Pos{
+						Line:   30,
+						Column: 39,
+						Byte:   1572,
+					},
+				},
+				Level:     "supplementary",
+				Mechanism: "mount-namespace read-only bind",
+				Detail:    "Landlock alone would grant write here (rights are inherited from /{cwd}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{slash_tmp}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{tmpdir}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive)",
+				MinABI:    3,
+			},
+			{
+				Rule: "protect .devcontainer.json",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   30,
+						Column: 41,
+						Byte:   1574,
+					},
+					End: ir.Pos{
+						Line:   30,
+						Column: 61,
+						Byte:   1594,
+					},
+				},
+				Level:     "supplementary",
+				Mechanism: "mount-namespace read-only bind",
+				Detail:    "Landlock alone would grant write here (rights are inherited from /{cwd}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{slash_tmp}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{tmpdir}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive)",
+				MinABI:    3,
+			},
+			{
+				Rule: "protect .fslckout",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   27,
+						Column: 27,
+						Byte:   1431,
+					},
+					End: ir.Pos{
+						Line:   27,
+						Column: 38,
+						Byte:   1442,
 					},
 				},
 				Level:     "supplementary",
@@ -2418,14 +4444,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 39,
-						Byte:   942,
+						Byte:   1482,
 					},
 					End: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 48,
-						Byte:   951,
+						Byte:   1491,
 					},
 				},
 				Level:     "supplementary",
@@ -2438,14 +4464,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 7,
-						Byte:   859,
+						Byte:   1360,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 13,
-						Byte:   865,
+						Byte:   1366,
 					},
 				},
 				Level:     "supplementary",
@@ -2458,14 +4484,34 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 15,
-						Byte:   867,
+						Byte:   1368,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 20,
-						Byte:   872,
+						Byte:   1373,
+					},
+				},
+				Level:     "supplementary",
+				Mechanism: "mount-namespace read-only bind",
+				Detail:    "Landlock alone would grant write here (rights are inherited from /{cwd}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{slash_tmp}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{tmpdir}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive)",
+				MinABI:    3,
+			},
+			{
+				Rule: "protect .idea",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   30,
+						Column: 7,
+						Byte:   1540,
+					},
+					End: ir.Pos{
+						Line:   30,
+						Column: 14,
+						Byte:   1547,
 					},
 				},
 				Level:     "supplementary",
@@ -2478,14 +4524,34 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 37,
-						Byte:   889,
+						Byte:   1390,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 42,
-						Byte:   894,
+						Byte:   1395,
+					},
+				},
+				Level:     "supplementary",
+				Mechanism: "mount-namespace read-only bind",
+				Detail:    "Landlock alone would grant write here (rights are inherited from /{cwd}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{slash_tmp}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{tmpdir}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive)",
+				MinABI:    3,
+			},
+			{
+				Rule: "protect .kiro",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   31,
+						Column: 7,
+						Byte:   1602,
+					},
+					End: ir.Pos{
+						Line:   31,
+						Column: 14,
+						Byte:   1609,
 					},
 				},
 				Level:     "supplementary",
@@ -2498,14 +4564,154 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   21,
+						Line:   29,
 						Column: 7,
-						Byte:   981,
+						Byte:   1521,
 					},
 					End: ir.Pos{
-						Line:   21,
+						Line:   29,
 						Column: 18,
-						Byte:   992,
+						Byte:   1532,
+					},
+				},
+				Level:     "supplementary",
+				Mechanism: "mount-namespace read-only bind",
+				Detail:    "Landlock alone would grant write here (rights are inherited from /{cwd}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{slash_tmp}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{tmpdir}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive)",
+				MinABI:    3,
+			},
+			{
+				Rule: "protect .mise",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   34,
+						Column: 73,
+						Byte:   1833,
+					},
+					End: ir.Pos{
+						Line:   34,
+						Column: 80,
+						Byte:   1840,
+					},
+				},
+				Level:     "supplementary",
+				Mechanism: "mount-namespace read-only bind",
+				Detail:    "Landlock alone would grant write here (rights are inherited from /{cwd}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{slash_tmp}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{tmpdir}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive)",
+				MinABI:    3,
+			},
+			{
+				Rule: "protect .mise.local.toml",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   34,
+						Column: 53,
+						Byte:   1813,
+					},
+					End: ir.Pos{
+						Line:   34,
+						Column: 71,
+						Byte:   1831,
+					},
+				},
+				Level:     "supplementary",
+				Mechanism: "mount-namespace read-only bind",
+				Detail:    "Landlock alone would grant write here (rights are inherited from /{cwd}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{slash_tmp}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{tmpdir}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive)",
+				MinABI:    3,
+			},
+			{
+				Rule: "protect .mise.toml",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   34,
+						Column: 20,
+						Byte:   1780,
+					},
+					End: ir.Pos{
+						Line:   34,
+						Column: 32,
+						Byte:   1792,
+					},
+				},
+				Level:     "supplementary",
+				Mechanism: "mount-namespace read-only bind",
+				Detail:    "Landlock alone would grant write here (rights are inherited from /{cwd}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{slash_tmp}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{tmpdir}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive)",
+				MinABI:    3,
+			},
+			{
+				Rule: "protect .opencode",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   32,
+						Column: 7,
+						Byte:   1659,
+					},
+					End: ir.Pos{
+						Line:   32,
+						Column: 18,
+						Byte:   1670,
+					},
+				},
+				Level:     "supplementary",
+				Mechanism: "mount-namespace read-only bind",
+				Detail:    "Landlock alone would grant write here (rights are inherited from /{cwd}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{slash_tmp}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{tmpdir}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive)",
+				MinABI:    3,
+			},
+			{
+				Rule: "protect .pijul",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   27,
+						Column: 17,
+						Byte:   1421,
+					},
+					End: ir.Pos{
+						Line:   27,
+						Column: 25,
+						Byte:   1429,
+					},
+				},
+				Level:     "supplementary",
+				Mechanism: "mount-namespace read-only bind",
+				Detail:    "Landlock alone would grant write here (rights are inherited from /{cwd}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{slash_tmp}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{tmpdir}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive)",
+				MinABI:    3,
+			},
+			{
+				Rule: "protect .qwen",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   31,
+						Column: 49,
+						Byte:   1644,
+					},
+					End: ir.Pos{
+						Line:   31,
+						Column: 56,
+						Byte:   1651,
+					},
+				},
+				Level:     "supplementary",
+				Mechanism: "mount-namespace read-only bind",
+				Detail:    "Landlock alone would grant write here (rights are inherited from /{cwd}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{slash_tmp}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{tmpdir}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive)",
+				MinABI:    3,
+			},
+			{
+				Rule: "protect .roo",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   31,
+						Column: 28,
+						Byte:   1623,
+					},
+					End: ir.Pos{
+						Line:   31,
+						Column: 34,
+						Byte:   1629,
 					},
 				},
 				Level:     "supplementary",
@@ -2518,14 +4724,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 22,
-						Byte:   874,
+						Byte:   1375,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 27,
-						Byte:   879,
+						Byte:   1380,
 					},
 				},
 				Level:     "supplementary",
@@ -2538,14 +4744,14 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 29,
-						Byte:   881,
+						Byte:   1382,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 35,
-						Byte:   887,
+						Byte:   1388,
 					},
 				},
 				Level:     "supplementary",
@@ -2558,14 +4764,34 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 61,
-						Byte:   964,
+						Byte:   1504,
 					},
 					End: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 70,
-						Byte:   973,
+						Byte:   1513,
+					},
+				},
+				Level:     "supplementary",
+				Mechanism: "mount-namespace read-only bind",
+				Detail:    "Landlock alone would grant write here (rights are inherited from /{cwd}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{slash_tmp}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{tmpdir}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive)",
+				MinABI:    3,
+			},
+			{
+				Rule: "protect .zed",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   30,
+						Column: 16,
+						Byte:   1549,
+					},
+					End: ir.Pos{
+						Line:   30,
+						Column: 22,
+						Byte:   1555,
 					},
 				},
 				Level:     "supplementary",
@@ -2578,14 +4804,134 @@ func planWorkspaceNet() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 44,
-						Byte:   896,
+						Byte:   1397,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 50,
-						Byte:   902,
+						Byte:   1403,
+					},
+				},
+				Level:     "supplementary",
+				Mechanism: "mount-namespace read-only bind",
+				Detail:    "Landlock alone would grant write here (rights are inherited from /{cwd}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{slash_tmp}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{tmpdir}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive)",
+				MinABI:    3,
+			},
+			{
+				Rule: "protect _darcs",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   27,
+						Column: 7,
+						Byte:   1411,
+					},
+					End: ir.Pos{
+						Line:   27,
+						Column: 15,
+						Byte:   1419,
+					},
+				},
+				Level:     "supplementary",
+				Mechanism: "mount-namespace read-only bind",
+				Detail:    "Landlock alone would grant write here (rights are inherited from /{cwd}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{slash_tmp}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{tmpdir}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive)",
+				MinABI:    3,
+			},
+			{
+				Rule: "protect crush.json",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   32,
+						Column: 55,
+						Byte:   1707,
+					},
+					End: ir.Pos{
+						Line:   32,
+						Column: 67,
+						Byte:   1719,
+					},
+				},
+				Level:     "supplementary",
+				Mechanism: "mount-namespace read-only bind",
+				Detail:    "Landlock alone would grant write here (rights are inherited from /{cwd}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{slash_tmp}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{tmpdir}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive)",
+				MinABI:    3,
+			},
+			{
+				Rule: "protect mise.local.toml",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   34,
+						Column: 34,
+						Byte:   1794,
+					},
+					End: ir.Pos{
+						Line:   34,
+						Column: 51,
+						Byte:   1811,
+					},
+				},
+				Level:     "supplementary",
+				Mechanism: "mount-namespace read-only bind",
+				Detail:    "Landlock alone would grant write here (rights are inherited from /{cwd}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{slash_tmp}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{tmpdir}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive)",
+				MinABI:    3,
+			},
+			{
+				Rule: "protect mise.toml",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   34,
+						Column: 7,
+						Byte:   1767,
+					},
+					End: ir.Pos{
+						Line:   34,
+						Column: 18,
+						Byte:   1778,
+					},
+				},
+				Level:     "supplementary",
+				Mechanism: "mount-namespace read-only bind",
+				Detail:    "Landlock alone would grant write here (rights are inherited from /{cwd}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{slash_tmp}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{tmpdir}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive)",
+				MinABI:    3,
+			},
+			{
+				Rule: "protect opencode.json",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   32,
+						Column: 20,
+						Byte:   1672,
+					},
+					End: ir.Pos{
+						Line:   32,
+						Column: 35,
+						Byte:   1687,
+					},
+				},
+				Level:     "supplementary",
+				Mechanism: "mount-namespace read-only bind",
+				Detail:    "Landlock alone would grant write here (rights are inherited from /{cwd}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{slash_tmp}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{tmpdir}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive)",
+				MinABI:    3,
+			},
+			{
+				Rule: "protect opencode.jsonc",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   32,
+						Column: 37,
+						Byte:   1689,
+					},
+					End: ir.Pos{
+						Line:   32,
+						Column: 53,
+						Byte:   1705,
 					},
 				},
 				Level:     "supplementary",
@@ -2707,14 +5053,46 @@ func profileWorkspace() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   20,
+							Line:   28,
 							Column: 7,
-							Byte:   910,
+							Byte:   1450,
 						},
 						End: ir.Pos{
-							Line:   20,
+							Line:   28,
 							Column: 16,
-							Byte:   919,
+							Byte:   1459,
+						},
+					},
+				},
+				{
+					Name: ".aider.conf.yml",
+					Source: ir.Range{
+						Filename: "builtin:workspace.hcl",
+						Start: ir.Pos{
+							Line:   33,
+							Column: 7,
+							Byte:   1742,
+						},
+						End: ir.Pos{
+							Line:   33,
+							Column: 24,
+							Byte:   1759,
+						},
+					},
+				},
+				{
+					Name: ".amazonq",
+					Source: ir.Range{
+						Filename: "builtin:workspace.hcl",
+						Start: ir.Pos{
+							Line:   31,
+							Column: 16,
+							Byte:   1611,
+						},
+						End: ir.Pos{
+							Line:   31,
+							Column: 26,
+							Byte:   1621,
 						},
 					},
 				},
@@ -2723,14 +5101,14 @@ func profileWorkspace() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   20,
+							Line:   28,
 							Column: 18,
-							Byte:   921,
+							Byte:   1461,
 						},
 						End: ir.Pos{
-							Line:   20,
+							Line:   28,
 							Column: 27,
-							Byte:   930,
+							Byte:   1470,
 						},
 					},
 				},
@@ -2739,14 +5117,46 @@ func profileWorkspace() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   20,
+							Line:   28,
 							Column: 29,
-							Byte:   932,
+							Byte:   1472,
 						},
 						End: ir.Pos{
-							Line:   20,
+							Line:   28,
 							Column: 37,
-							Byte:   940,
+							Byte:   1480,
+						},
+					},
+				},
+				{
+					Name: ".continue",
+					Source: ir.Range{
+						Filename: "builtin:workspace.hcl",
+						Start: ir.Pos{
+							Line:   31,
+							Column: 36,
+							Byte:   1631,
+						},
+						End: ir.Pos{
+							Line:   31,
+							Column: 47,
+							Byte:   1642,
+						},
+					},
+				},
+				{
+					Name: ".crush.json",
+					Source: ir.Range{
+						Filename: "builtin:workspace.hcl",
+						Start: ir.Pos{
+							Line:   32,
+							Column: 69,
+							Byte:   1721,
+						},
+						End: ir.Pos{
+							Line:   32,
+							Column: 82,
+							Byte:   1734,
 						},
 					},
 				},
@@ -2755,14 +5165,62 @@ func profileWorkspace() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   20,
+							Line:   28,
 							Column: 50,
-							Byte:   953,
+							Byte:   1493,
 						},
 						End: ir.Pos{
-							Line:   20,
+							Line:   28,
 							Column: 59,
-							Byte:   962,
+							Byte:   1502,
+						},
+					},
+				},
+				{
+					Name: ".devcontainer",
+					Source: ir.Range{
+						Filename: "builtin:workspace.hcl",
+						Start: ir.Pos{
+							Line:   30,
+							Column: 24,
+							Byte:   1557,
+						},
+						End: ir.Pos{
+							Line:   30,
+							Column: 39,
+							Byte:   1572,
+						},
+					},
+				},
+				{
+					Name: ".devcontainer.json",
+					Source: ir.Range{
+						Filename: "builtin:workspace.hcl",
+						Start: ir.Pos{
+							Line:   30,
+							Column: 41,
+							Byte:   1574,
+						},
+						End: ir.Pos{
+							Line:   30,
+							Column: 61,
+							Byte:   1594,
+						},
+					},
+				},
+				{
+					Name: ".fslckout",
+					Source: ir.Range{
+						Filename: "builtin:workspace.hcl",
+						Start: ir.Pos{
+							Line:   27,
+							Column: 27,
+							Byte:   1431,
+						},
+						End: ir.Pos{
+							Line:   27,
+							Column: 38,
+							Byte:   1442,
 						},
 					},
 				},
@@ -2771,14 +5229,14 @@ func profileWorkspace() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   20,
+							Line:   28,
 							Column: 39,
-							Byte:   942,
+							Byte:   1482,
 						},
 						End: ir.Pos{
-							Line:   20,
+							Line:   28,
 							Column: 48,
-							Byte:   951,
+							Byte:   1491,
 						},
 					},
 				},
@@ -2787,14 +5245,14 @@ func profileWorkspace() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   19,
+							Line:   26,
 							Column: 7,
-							Byte:   859,
+							Byte:   1360,
 						},
 						End: ir.Pos{
-							Line:   19,
+							Line:   26,
 							Column: 13,
-							Byte:   865,
+							Byte:   1366,
 						},
 					},
 				},
@@ -2803,14 +5261,30 @@ func profileWorkspace() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   19,
+							Line:   26,
 							Column: 15,
-							Byte:   867,
+							Byte:   1368,
 						},
 						End: ir.Pos{
-							Line:   19,
+							Line:   26,
 							Column: 20,
-							Byte:   872,
+							Byte:   1373,
+						},
+					},
+				},
+				{
+					Name: ".idea",
+					Source: ir.Range{
+						Filename: "builtin:workspace.hcl",
+						Start: ir.Pos{
+							Line:   30,
+							Column: 7,
+							Byte:   1540,
+						},
+						End: ir.Pos{
+							Line:   30,
+							Column: 14,
+							Byte:   1547,
 						},
 					},
 				},
@@ -2819,14 +5293,30 @@ func profileWorkspace() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   19,
+							Line:   26,
 							Column: 37,
-							Byte:   889,
+							Byte:   1390,
 						},
 						End: ir.Pos{
-							Line:   19,
+							Line:   26,
 							Column: 42,
-							Byte:   894,
+							Byte:   1395,
+						},
+					},
+				},
+				{
+					Name: ".kiro",
+					Source: ir.Range{
+						Filename: "builtin:workspace.hcl",
+						Start: ir.Pos{
+							Line:   31,
+							Column: 7,
+							Byte:   1602,
+						},
+						End: ir.Pos{
+							Line:   31,
+							Column: 14,
+							Byte:   1609,
 						},
 					},
 				},
@@ -2835,14 +5325,126 @@ func profileWorkspace() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   21,
+							Line:   29,
 							Column: 7,
-							Byte:   981,
+							Byte:   1521,
 						},
 						End: ir.Pos{
-							Line:   21,
+							Line:   29,
 							Column: 18,
-							Byte:   992,
+							Byte:   1532,
+						},
+					},
+				},
+				{
+					Name: ".mise",
+					Source: ir.Range{
+						Filename: "builtin:workspace.hcl",
+						Start: ir.Pos{
+							Line:   34,
+							Column: 73,
+							Byte:   1833,
+						},
+						End: ir.Pos{
+							Line:   34,
+							Column: 80,
+							Byte:   1840,
+						},
+					},
+				},
+				{
+					Name: ".mise.local.toml",
+					Source: ir.Range{
+						Filename: "builtin:workspace.hcl",
+						Start: ir.Pos{
+							Line:   34,
+							Column: 53,
+							Byte:   1813,
+						},
+						End: ir.Pos{
+							Line:   34,
+							Column: 71,
+							Byte:   1831,
+						},
+					},
+				},
+				{
+					Name: ".mise.toml",
+					Source: ir.Range{
+						Filename: "builtin:workspace.hcl",
+						Start: ir.Pos{
+							Line:   34,
+							Column: 20,
+							Byte:   1780,
+						},
+						End: ir.Pos{
+							Line:   34,
+							Column: 32,
+							Byte:   1792,
+						},
+					},
+				},
+				{
+					Name: ".opencode",
+					Source: ir.Range{
+						Filename: "builtin:workspace.hcl",
+						Start: ir.Pos{
+							Line:   32,
+							Column: 7,
+							Byte:   1659,
+						},
+						End: ir.Pos{
+							Line:   32,
+							Column: 18,
+							Byte:   1670,
+						},
+					},
+				},
+				{
+					Name: ".pijul",
+					Source: ir.Range{
+						Filename: "builtin:workspace.hcl",
+						Start: ir.Pos{
+							Line:   27,
+							Column: 17,
+							Byte:   1421,
+						},
+						End: ir.Pos{
+							Line:   27,
+							Column: 25,
+							Byte:   1429,
+						},
+					},
+				},
+				{
+					Name: ".qwen",
+					Source: ir.Range{
+						Filename: "builtin:workspace.hcl",
+						Start: ir.Pos{
+							Line:   31,
+							Column: 49,
+							Byte:   1644,
+						},
+						End: ir.Pos{
+							Line:   31,
+							Column: 56,
+							Byte:   1651,
+						},
+					},
+				},
+				{
+					Name: ".roo",
+					Source: ir.Range{
+						Filename: "builtin:workspace.hcl",
+						Start: ir.Pos{
+							Line:   31,
+							Column: 28,
+							Byte:   1623,
+						},
+						End: ir.Pos{
+							Line:   31,
+							Column: 34,
+							Byte:   1629,
 						},
 					},
 				},
@@ -2851,14 +5453,14 @@ func profileWorkspace() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   19,
+							Line:   26,
 							Column: 22,
-							Byte:   874,
+							Byte:   1375,
 						},
 						End: ir.Pos{
-							Line:   19,
+							Line:   26,
 							Column: 27,
-							Byte:   879,
+							Byte:   1380,
 						},
 					},
 				},
@@ -2867,14 +5469,14 @@ func profileWorkspace() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   19,
+							Line:   26,
 							Column: 29,
-							Byte:   881,
+							Byte:   1382,
 						},
 						End: ir.Pos{
-							Line:   19,
+							Line:   26,
 							Column: 35,
-							Byte:   887,
+							Byte:   1388,
 						},
 					},
 				},
@@ -2883,14 +5485,30 @@ func profileWorkspace() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   20,
+							Line:   28,
 							Column: 61,
-							Byte:   964,
+							Byte:   1504,
 						},
 						End: ir.Pos{
-							Line:   20,
+							Line:   28,
 							Column: 70,
-							Byte:   973,
+							Byte:   1513,
+						},
+					},
+				},
+				{
+					Name: ".zed",
+					Source: ir.Range{
+						Filename: "builtin:workspace.hcl",
+						Start: ir.Pos{
+							Line:   30,
+							Column: 16,
+							Byte:   1549,
+						},
+						End: ir.Pos{
+							Line:   30,
+							Column: 22,
+							Byte:   1555,
 						},
 					},
 				},
@@ -2899,14 +5517,110 @@ func profileWorkspace() *ir.Profile {
 					Source: ir.Range{
 						Filename: "builtin:workspace.hcl",
 						Start: ir.Pos{
-							Line:   19,
+							Line:   26,
 							Column: 44,
-							Byte:   896,
+							Byte:   1397,
 						},
 						End: ir.Pos{
-							Line:   19,
+							Line:   26,
 							Column: 50,
-							Byte:   902,
+							Byte:   1403,
+						},
+					},
+				},
+				{
+					Name: "_darcs",
+					Source: ir.Range{
+						Filename: "builtin:workspace.hcl",
+						Start: ir.Pos{
+							Line:   27,
+							Column: 7,
+							Byte:   1411,
+						},
+						End: ir.Pos{
+							Line:   27,
+							Column: 15,
+							Byte:   1419,
+						},
+					},
+				},
+				{
+					Name: "crush.json",
+					Source: ir.Range{
+						Filename: "builtin:workspace.hcl",
+						Start: ir.Pos{
+							Line:   32,
+							Column: 55,
+							Byte:   1707,
+						},
+						End: ir.Pos{
+							Line:   32,
+							Column: 67,
+							Byte:   1719,
+						},
+					},
+				},
+				{
+					Name: "mise.local.toml",
+					Source: ir.Range{
+						Filename: "builtin:workspace.hcl",
+						Start: ir.Pos{
+							Line:   34,
+							Column: 34,
+							Byte:   1794,
+						},
+						End: ir.Pos{
+							Line:   34,
+							Column: 51,
+							Byte:   1811,
+						},
+					},
+				},
+				{
+					Name: "mise.toml",
+					Source: ir.Range{
+						Filename: "builtin:workspace.hcl",
+						Start: ir.Pos{
+							Line:   34,
+							Column: 7,
+							Byte:   1767,
+						},
+						End: ir.Pos{
+							Line:   34,
+							Column: 18,
+							Byte:   1778,
+						},
+					},
+				},
+				{
+					Name: "opencode.json",
+					Source: ir.Range{
+						Filename: "builtin:workspace.hcl",
+						Start: ir.Pos{
+							Line:   32,
+							Column: 20,
+							Byte:   1672,
+						},
+						End: ir.Pos{
+							Line:   32,
+							Column: 35,
+							Byte:   1687,
+						},
+					},
+				},
+				{
+					Name: "opencode.jsonc",
+					Source: ir.Range{
+						Filename: "builtin:workspace.hcl",
+						Start: ir.Pos{
+							Line:   32,
+							Column: 37,
+							Byte:   1689,
+						},
+						End: ir.Pos{
+							Line:   32,
+							Column: 53,
+							Byte:   1705,
 						},
 					},
 				},
@@ -2917,14 +5631,14 @@ func profileWorkspace() *ir.Profile {
 			Source: ir.Range{
 				Filename: "builtin:workspace.hcl",
 				Start: ir.Pos{
-					Line:   25,
+					Line:   38,
 					Column: 3,
-					Byte:   1007,
+					Byte:   1855,
 				},
 				End: ir.Pos{
-					Line:   25,
+					Line:   38,
 					Column: 10,
-					Byte:   1014,
+					Byte:   1862,
 				},
 			},
 		},
@@ -2995,14 +5709,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   25,
+						Line:   38,
 						Column: 3,
-						Byte:   1007,
+						Byte:   1855,
 					},
 					End: ir.Pos{
-						Line:   25,
+						Line:   38,
 						Column: 10,
-						Byte:   1014,
+						Byte:   1862,
 					},
 				},
 				Fallback: "abstract Unix sockets outside the sandbox are in another network namespace",
@@ -3036,14 +5750,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   25,
+						Line:   38,
 						Column: 3,
-						Byte:   1007,
+						Byte:   1855,
 					},
 					End: ir.Pos{
-						Line:   25,
+						Line:   38,
 						Column: 10,
-						Byte:   1014,
+						Byte:   1862,
 					},
 				},
 				Fallback: "TCP is still denied by seccomp and the network namespace",
@@ -3076,14 +5790,54 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 7,
-						Byte:   910,
+						Byte:   1450,
 					},
 					End: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 16,
-						Byte:   919,
+						Byte:   1459,
+					},
+				},
+				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
+			},
+			{
+				Feature: "truncate",
+				ABI:     3,
+				Kernel:  "6.2",
+				Rule:    "protect .aider.conf.yml",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   33,
+						Column: 7,
+						Byte:   1742,
+					},
+					End: ir.Pos{
+						Line:   33,
+						Column: 24,
+						Byte:   1759,
+					},
+				},
+				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
+			},
+			{
+				Feature: "truncate",
+				ABI:     3,
+				Kernel:  "6.2",
+				Rule:    "protect .amazonq",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   31,
+						Column: 16,
+						Byte:   1611,
+					},
+					End: ir.Pos{
+						Line:   31,
+						Column: 26,
+						Byte:   1621,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -3096,14 +5850,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 18,
-						Byte:   921,
+						Byte:   1461,
 					},
 					End: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 27,
-						Byte:   930,
+						Byte:   1470,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -3116,14 +5870,54 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 29,
-						Byte:   932,
+						Byte:   1472,
 					},
 					End: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 37,
-						Byte:   940,
+						Byte:   1480,
+					},
+				},
+				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
+			},
+			{
+				Feature: "truncate",
+				ABI:     3,
+				Kernel:  "6.2",
+				Rule:    "protect .continue",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   31,
+						Column: 36,
+						Byte:   1631,
+					},
+					End: ir.Pos{
+						Line:   31,
+						Column: 47,
+						Byte:   1642,
+					},
+				},
+				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
+			},
+			{
+				Feature: "truncate",
+				ABI:     3,
+				Kernel:  "6.2",
+				Rule:    "protect .crush.json",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   32,
+						Column: 69,
+						Byte:   1721,
+					},
+					End: ir.Pos{
+						Line:   32,
+						Column: 82,
+						Byte:   1734,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -3136,14 +5930,74 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 50,
-						Byte:   953,
+						Byte:   1493,
 					},
 					End: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 59,
-						Byte:   962,
+						Byte:   1502,
+					},
+				},
+				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
+			},
+			{
+				Feature: "truncate",
+				ABI:     3,
+				Kernel:  "6.2",
+				Rule:    "protect .devcontainer",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   30,
+						Column: 24,
+						Byte:   1557,
+					},
+					End: ir.Pos{
+						Line:   30,
+						Column: 39,
+						Byte:   1572,
+					},
+				},
+				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
+			},
+			{
+				Feature: "truncate",
+				ABI:     3,
+				Kernel:  "6.2",
+				Rule:    "protect .devcontainer.json",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   30,
+						Column: 41,
+						Byte:   1574,
+					},
+					End: ir.Pos{
+						Line:   30,
+						Column: 61,
+						Byte:   1594,
+					},
+				},
+				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
+			},
+			{
+				Feature: "truncate",
+				ABI:     3,
+				Kernel:  "6.2",
+				Rule:    "protect .fslckout",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   27,
+						Column: 27,
+						Byte:   1431,
+					},
+					End: ir.Pos{
+						Line:   27,
+						Column: 38,
+						Byte:   1442,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -3156,14 +6010,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 39,
-						Byte:   942,
+						Byte:   1482,
 					},
 					End: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 48,
-						Byte:   951,
+						Byte:   1491,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -3176,14 +6030,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 7,
-						Byte:   859,
+						Byte:   1360,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 13,
-						Byte:   865,
+						Byte:   1366,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -3196,14 +6050,34 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 15,
-						Byte:   867,
+						Byte:   1368,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 20,
-						Byte:   872,
+						Byte:   1373,
+					},
+				},
+				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
+			},
+			{
+				Feature: "truncate",
+				ABI:     3,
+				Kernel:  "6.2",
+				Rule:    "protect .idea",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   30,
+						Column: 7,
+						Byte:   1540,
+					},
+					End: ir.Pos{
+						Line:   30,
+						Column: 14,
+						Byte:   1547,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -3216,14 +6090,34 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 37,
-						Byte:   889,
+						Byte:   1390,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 42,
-						Byte:   894,
+						Byte:   1395,
+					},
+				},
+				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
+			},
+			{
+				Feature: "truncate",
+				ABI:     3,
+				Kernel:  "6.2",
+				Rule:    "protect .kiro",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   31,
+						Column: 7,
+						Byte:   1602,
+					},
+					End: ir.Pos{
+						Line:   31,
+						Column: 14,
+						Byte:   1609,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -3236,14 +6130,154 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   21,
+						Line:   29,
 						Column: 7,
-						Byte:   981,
+						Byte:   1521,
 					},
 					End: ir.Pos{
-						Line:   21,
+						Line:   29,
 						Column: 18,
-						Byte:   992,
+						Byte:   1532,
+					},
+				},
+				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
+			},
+			{
+				Feature: "truncate",
+				ABI:     3,
+				Kernel:  "6.2",
+				Rule:    "protect .mise",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   34,
+						Column: 73,
+						Byte:   1833,
+					},
+					End: ir.Pos{
+						Line:   34,
+						Column: 80,
+						Byte:   1840,
+					},
+				},
+				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
+			},
+			{
+				Feature: "truncate",
+				ABI:     3,
+				Kernel:  "6.2",
+				Rule:    "protect .mise.local.toml",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   34,
+						Column: 53,
+						Byte:   1813,
+					},
+					End: ir.Pos{
+						Line:   34,
+						Column: 71,
+						Byte:   1831,
+					},
+				},
+				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
+			},
+			{
+				Feature: "truncate",
+				ABI:     3,
+				Kernel:  "6.2",
+				Rule:    "protect .mise.toml",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   34,
+						Column: 20,
+						Byte:   1780,
+					},
+					End: ir.Pos{
+						Line:   34,
+						Column: 32,
+						Byte:   1792,
+					},
+				},
+				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
+			},
+			{
+				Feature: "truncate",
+				ABI:     3,
+				Kernel:  "6.2",
+				Rule:    "protect .opencode",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   32,
+						Column: 7,
+						Byte:   1659,
+					},
+					End: ir.Pos{
+						Line:   32,
+						Column: 18,
+						Byte:   1670,
+					},
+				},
+				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
+			},
+			{
+				Feature: "truncate",
+				ABI:     3,
+				Kernel:  "6.2",
+				Rule:    "protect .pijul",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   27,
+						Column: 17,
+						Byte:   1421,
+					},
+					End: ir.Pos{
+						Line:   27,
+						Column: 25,
+						Byte:   1429,
+					},
+				},
+				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
+			},
+			{
+				Feature: "truncate",
+				ABI:     3,
+				Kernel:  "6.2",
+				Rule:    "protect .qwen",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   31,
+						Column: 49,
+						Byte:   1644,
+					},
+					End: ir.Pos{
+						Line:   31,
+						Column: 56,
+						Byte:   1651,
+					},
+				},
+				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
+			},
+			{
+				Feature: "truncate",
+				ABI:     3,
+				Kernel:  "6.2",
+				Rule:    "protect .roo",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   31,
+						Column: 28,
+						Byte:   1623,
+					},
+					End: ir.Pos{
+						Line:   31,
+						Column: 34,
+						Byte:   1629,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -3256,14 +6290,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 22,
-						Byte:   874,
+						Byte:   1375,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 27,
-						Byte:   879,
+						Byte:   1380,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -3276,14 +6310,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 29,
-						Byte:   881,
+						Byte:   1382,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 35,
-						Byte:   887,
+						Byte:   1388,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -3296,14 +6330,34 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 61,
-						Byte:   964,
+						Byte:   1504,
 					},
 					End: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 70,
-						Byte:   973,
+						Byte:   1513,
+					},
+				},
+				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
+			},
+			{
+				Feature: "truncate",
+				ABI:     3,
+				Kernel:  "6.2",
+				Rule:    "protect .zed",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   30,
+						Column: 16,
+						Byte:   1549,
+					},
+					End: ir.Pos{
+						Line:   30,
+						Column: 22,
+						Byte:   1555,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -3316,14 +6370,134 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 44,
-						Byte:   896,
+						Byte:   1397,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 50,
-						Byte:   902,
+						Byte:   1403,
+					},
+				},
+				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
+			},
+			{
+				Feature: "truncate",
+				ABI:     3,
+				Kernel:  "6.2",
+				Rule:    "protect _darcs",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   27,
+						Column: 7,
+						Byte:   1411,
+					},
+					End: ir.Pos{
+						Line:   27,
+						Column: 15,
+						Byte:   1419,
+					},
+				},
+				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
+			},
+			{
+				Feature: "truncate",
+				ABI:     3,
+				Kernel:  "6.2",
+				Rule:    "protect crush.json",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   32,
+						Column: 55,
+						Byte:   1707,
+					},
+					End: ir.Pos{
+						Line:   32,
+						Column: 67,
+						Byte:   1719,
+					},
+				},
+				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
+			},
+			{
+				Feature: "truncate",
+				ABI:     3,
+				Kernel:  "6.2",
+				Rule:    "protect mise.local.toml",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   34,
+						Column: 34,
+						Byte:   1794,
+					},
+					End: ir.Pos{
+						Line:   34,
+						Column: 51,
+						Byte:   1811,
+					},
+				},
+				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
+			},
+			{
+				Feature: "truncate",
+				ABI:     3,
+				Kernel:  "6.2",
+				Rule:    "protect mise.toml",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   34,
+						Column: 7,
+						Byte:   1767,
+					},
+					End: ir.Pos{
+						Line:   34,
+						Column: 18,
+						Byte:   1778,
+					},
+				},
+				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
+			},
+			{
+				Feature: "truncate",
+				ABI:     3,
+				Kernel:  "6.2",
+				Rule:    "protect opencode.json",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   32,
+						Column: 20,
+						Byte:   1672,
+					},
+					End: ir.Pos{
+						Line:   32,
+						Column: 35,
+						Byte:   1687,
+					},
+				},
+				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
+			},
+			{
+				Feature: "truncate",
+				ABI:     3,
+				Kernel:  "6.2",
+				Rule:    "protect opencode.jsonc",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   32,
+						Column: 37,
+						Byte:   1689,
+					},
+					End: ir.Pos{
+						Line:   32,
+						Column: 53,
+						Byte:   1705,
 					},
 				},
 				Fallback: "truncation is still denied by the read-only mount view (EROFS)",
@@ -3482,14 +6656,46 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 7,
-						Byte:   910,
+						Byte:   1450,
 					},
 					End: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 16,
-						Byte:   919,
+						Byte:   1459,
+					},
+				},
+			},
+			{
+				Name: ".aider.conf.yml",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   33,
+						Column: 7,
+						Byte:   1742,
+					},
+					End: ir.Pos{
+						Line:   33,
+						Column: 24,
+						Byte:   1759,
+					},
+				},
+			},
+			{
+				Name: ".amazonq",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   31,
+						Column: 16,
+						Byte:   1611,
+					},
+					End: ir.Pos{
+						Line:   31,
+						Column: 26,
+						Byte:   1621,
 					},
 				},
 			},
@@ -3498,14 +6704,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 18,
-						Byte:   921,
+						Byte:   1461,
 					},
 					End: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 27,
-						Byte:   930,
+						Byte:   1470,
 					},
 				},
 			},
@@ -3514,14 +6720,46 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 29,
-						Byte:   932,
+						Byte:   1472,
 					},
 					End: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 37,
-						Byte:   940,
+						Byte:   1480,
+					},
+				},
+			},
+			{
+				Name: ".continue",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   31,
+						Column: 36,
+						Byte:   1631,
+					},
+					End: ir.Pos{
+						Line:   31,
+						Column: 47,
+						Byte:   1642,
+					},
+				},
+			},
+			{
+				Name: ".crush.json",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   32,
+						Column: 69,
+						Byte:   1721,
+					},
+					End: ir.Pos{
+						Line:   32,
+						Column: 82,
+						Byte:   1734,
 					},
 				},
 			},
@@ -3530,14 +6768,62 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 50,
-						Byte:   953,
+						Byte:   1493,
 					},
 					End: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 59,
-						Byte:   962,
+						Byte:   1502,
+					},
+				},
+			},
+			{
+				Name: ".devcontainer",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   30,
+						Column: 24,
+						Byte:   1557,
+					},
+					End: ir.Pos{
+						Line:   30,
+						Column: 39,
+						Byte:   1572,
+					},
+				},
+			},
+			{
+				Name: ".devcontainer.json",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   30,
+						Column: 41,
+						Byte:   1574,
+					},
+					End: ir.Pos{
+						Line:   30,
+						Column: 61,
+						Byte:   1594,
+					},
+				},
+			},
+			{
+				Name: ".fslckout",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   27,
+						Column: 27,
+						Byte:   1431,
+					},
+					End: ir.Pos{
+						Line:   27,
+						Column: 38,
+						Byte:   1442,
 					},
 				},
 			},
@@ -3546,14 +6832,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 39,
-						Byte:   942,
+						Byte:   1482,
 					},
 					End: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 48,
-						Byte:   951,
+						Byte:   1491,
 					},
 				},
 			},
@@ -3562,14 +6848,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 7,
-						Byte:   859,
+						Byte:   1360,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 13,
-						Byte:   865,
+						Byte:   1366,
 					},
 				},
 			},
@@ -3578,14 +6864,30 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 15,
-						Byte:   867,
+						Byte:   1368,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 20,
-						Byte:   872,
+						Byte:   1373,
+					},
+				},
+			},
+			{
+				Name: ".idea",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   30,
+						Column: 7,
+						Byte:   1540,
+					},
+					End: ir.Pos{
+						Line:   30,
+						Column: 14,
+						Byte:   1547,
 					},
 				},
 			},
@@ -3594,14 +6896,30 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 37,
-						Byte:   889,
+						Byte:   1390,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 42,
-						Byte:   894,
+						Byte:   1395,
+					},
+				},
+			},
+			{
+				Name: ".kiro",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   31,
+						Column: 7,
+						Byte:   1602,
+					},
+					End: ir.Pos{
+						Line:   31,
+						Column: 14,
+						Byte:   1609,
 					},
 				},
 			},
@@ -3610,14 +6928,126 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   21,
+						Line:   29,
 						Column: 7,
-						Byte:   981,
+						Byte:   1521,
 					},
 					End: ir.Pos{
-						Line:   21,
+						Line:   29,
 						Column: 18,
-						Byte:   992,
+						Byte:   1532,
+					},
+				},
+			},
+			{
+				Name: ".mise",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   34,
+						Column: 73,
+						Byte:   1833,
+					},
+					End: ir.Pos{
+						Line:   34,
+						Column: 80,
+						Byte:   1840,
+					},
+				},
+			},
+			{
+				Name: ".mise.local.toml",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   34,
+						Column: 53,
+						Byte:   1813,
+					},
+					End: ir.Pos{
+						Line:   34,
+						Column: 71,
+						Byte:   1831,
+					},
+				},
+			},
+			{
+				Name: ".mise.toml",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   34,
+						Column: 20,
+						Byte:   1780,
+					},
+					End: ir.Pos{
+						Line:   34,
+						Column: 32,
+						Byte:   1792,
+					},
+				},
+			},
+			{
+				Name: ".opencode",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   32,
+						Column: 7,
+						Byte:   1659,
+					},
+					End: ir.Pos{
+						Line:   32,
+						Column: 18,
+						Byte:   1670,
+					},
+				},
+			},
+			{
+				Name: ".pijul",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   27,
+						Column: 17,
+						Byte:   1421,
+					},
+					End: ir.Pos{
+						Line:   27,
+						Column: 25,
+						Byte:   1429,
+					},
+				},
+			},
+			{
+				Name: ".qwen",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   31,
+						Column: 49,
+						Byte:   1644,
+					},
+					End: ir.Pos{
+						Line:   31,
+						Column: 56,
+						Byte:   1651,
+					},
+				},
+			},
+			{
+				Name: ".roo",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   31,
+						Column: 28,
+						Byte:   1623,
+					},
+					End: ir.Pos{
+						Line:   31,
+						Column: 34,
+						Byte:   1629,
 					},
 				},
 			},
@@ -3626,14 +7056,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 22,
-						Byte:   874,
+						Byte:   1375,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 27,
-						Byte:   879,
+						Byte:   1380,
 					},
 				},
 			},
@@ -3642,14 +7072,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 29,
-						Byte:   881,
+						Byte:   1382,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 35,
-						Byte:   887,
+						Byte:   1388,
 					},
 				},
 			},
@@ -3658,14 +7088,30 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 61,
-						Byte:   964,
+						Byte:   1504,
 					},
 					End: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 70,
-						Byte:   973,
+						Byte:   1513,
+					},
+				},
+			},
+			{
+				Name: ".zed",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   30,
+						Column: 16,
+						Byte:   1549,
+					},
+					End: ir.Pos{
+						Line:   30,
+						Column: 22,
+						Byte:   1555,
 					},
 				},
 			},
@@ -3674,14 +7120,110 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 44,
-						Byte:   896,
+						Byte:   1397,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 50,
-						Byte:   902,
+						Byte:   1403,
+					},
+				},
+			},
+			{
+				Name: "_darcs",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   27,
+						Column: 7,
+						Byte:   1411,
+					},
+					End: ir.Pos{
+						Line:   27,
+						Column: 15,
+						Byte:   1419,
+					},
+				},
+			},
+			{
+				Name: "crush.json",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   32,
+						Column: 55,
+						Byte:   1707,
+					},
+					End: ir.Pos{
+						Line:   32,
+						Column: 67,
+						Byte:   1719,
+					},
+				},
+			},
+			{
+				Name: "mise.local.toml",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   34,
+						Column: 34,
+						Byte:   1794,
+					},
+					End: ir.Pos{
+						Line:   34,
+						Column: 51,
+						Byte:   1811,
+					},
+				},
+			},
+			{
+				Name: "mise.toml",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   34,
+						Column: 7,
+						Byte:   1767,
+					},
+					End: ir.Pos{
+						Line:   34,
+						Column: 18,
+						Byte:   1778,
+					},
+				},
+			},
+			{
+				Name: "opencode.json",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   32,
+						Column: 20,
+						Byte:   1672,
+					},
+					End: ir.Pos{
+						Line:   32,
+						Column: 35,
+						Byte:   1687,
+					},
+				},
+			},
+			{
+				Name: "opencode.jsonc",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   32,
+						Column: 37,
+						Byte:   1689,
+					},
+					End: ir.Pos{
+						Line:   32,
+						Column: 53,
+						Byte:   1705,
 					},
 				},
 			},
@@ -3692,14 +7234,14 @@ func planWorkspace() *landlock.Plan {
 			Source: ir.Range{
 				Filename: "builtin:workspace.hcl",
 				Start: ir.Pos{
-					Line:   25,
+					Line:   38,
 					Column: 3,
-					Byte:   1007,
+					Byte:   1855,
 				},
 				End: ir.Pos{
-					Line:   25,
+					Line:   38,
 					Column: 10,
-					Byte:   1014,
+					Byte:   1862,
 				},
 			},
 		},
@@ -3721,6 +7263,16 @@ func planWorkspace() *landlock.Plan {
 					Why:    "read",
 				},
 				{
+					Path:   "{cwd}/.aider.conf.yml",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{cwd}/.amazonq",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
 					Path:   "{cwd}/.claude",
 					Rights: 13,
 					Why:    "read",
@@ -3731,7 +7283,32 @@ func planWorkspace() *landlock.Plan {
 					Why:    "read",
 				},
 				{
+					Path:   "{cwd}/.continue",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{cwd}/.crush.json",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
 					Path:   "{cwd}/.cursor",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{cwd}/.devcontainer",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{cwd}/.devcontainer.json",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{cwd}/.fslckout",
 					Rights: 13,
 					Why:    "read",
 				},
@@ -3751,12 +7328,57 @@ func planWorkspace() *landlock.Plan {
 					Why:    "read",
 				},
 				{
+					Path:   "{cwd}/.idea",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
 					Path:   "{cwd}/.jj",
 					Rights: 13,
 					Why:    "read",
 				},
 				{
+					Path:   "{cwd}/.kiro",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
 					Path:   "{cwd}/.mcp.json",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{cwd}/.mise",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{cwd}/.mise.local.toml",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{cwd}/.mise.toml",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{cwd}/.opencode",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{cwd}/.pijul",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{cwd}/.qwen",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{cwd}/.roo",
 					Rights: 13,
 					Why:    "read",
 				},
@@ -3776,7 +7398,42 @@ func planWorkspace() *landlock.Plan {
 					Why:    "read",
 				},
 				{
+					Path:   "{cwd}/.zed",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
 					Path:   "{cwd}/HEAD",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{cwd}/_darcs",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{cwd}/crush.json",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{cwd}/mise.local.toml",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{cwd}/mise.toml",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{cwd}/opencode.json",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{cwd}/opencode.jsonc",
 					Rights: 13,
 					Why:    "read",
 				},
@@ -3791,6 +7448,16 @@ func planWorkspace() *landlock.Plan {
 					Why:    "read",
 				},
 				{
+					Path:   "{slash_tmp}/.aider.conf.yml",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{slash_tmp}/.amazonq",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
 					Path:   "{slash_tmp}/.claude",
 					Rights: 13,
 					Why:    "read",
@@ -3801,7 +7468,32 @@ func planWorkspace() *landlock.Plan {
 					Why:    "read",
 				},
 				{
+					Path:   "{slash_tmp}/.continue",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{slash_tmp}/.crush.json",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
 					Path:   "{slash_tmp}/.cursor",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{slash_tmp}/.devcontainer",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{slash_tmp}/.devcontainer.json",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{slash_tmp}/.fslckout",
 					Rights: 13,
 					Why:    "read",
 				},
@@ -3821,12 +7513,57 @@ func planWorkspace() *landlock.Plan {
 					Why:    "read",
 				},
 				{
+					Path:   "{slash_tmp}/.idea",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
 					Path:   "{slash_tmp}/.jj",
 					Rights: 13,
 					Why:    "read",
 				},
 				{
+					Path:   "{slash_tmp}/.kiro",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
 					Path:   "{slash_tmp}/.mcp.json",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{slash_tmp}/.mise",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{slash_tmp}/.mise.local.toml",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{slash_tmp}/.mise.toml",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{slash_tmp}/.opencode",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{slash_tmp}/.pijul",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{slash_tmp}/.qwen",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{slash_tmp}/.roo",
 					Rights: 13,
 					Why:    "read",
 				},
@@ -3846,7 +7583,42 @@ func planWorkspace() *landlock.Plan {
 					Why:    "read",
 				},
 				{
+					Path:   "{slash_tmp}/.zed",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
 					Path:   "{slash_tmp}/HEAD",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{slash_tmp}/_darcs",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{slash_tmp}/crush.json",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{slash_tmp}/mise.local.toml",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{slash_tmp}/mise.toml",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{slash_tmp}/opencode.json",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{slash_tmp}/opencode.jsonc",
 					Rights: 13,
 					Why:    "read",
 				},
@@ -3861,6 +7633,16 @@ func planWorkspace() *landlock.Plan {
 					Why:    "read",
 				},
 				{
+					Path:   "{tmpdir}/.aider.conf.yml",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{tmpdir}/.amazonq",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
 					Path:   "{tmpdir}/.claude",
 					Rights: 13,
 					Why:    "read",
@@ -3871,7 +7653,32 @@ func planWorkspace() *landlock.Plan {
 					Why:    "read",
 				},
 				{
+					Path:   "{tmpdir}/.continue",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{tmpdir}/.crush.json",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
 					Path:   "{tmpdir}/.cursor",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{tmpdir}/.devcontainer",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{tmpdir}/.devcontainer.json",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{tmpdir}/.fslckout",
 					Rights: 13,
 					Why:    "read",
 				},
@@ -3891,12 +7698,57 @@ func planWorkspace() *landlock.Plan {
 					Why:    "read",
 				},
 				{
+					Path:   "{tmpdir}/.idea",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
 					Path:   "{tmpdir}/.jj",
 					Rights: 13,
 					Why:    "read",
 				},
 				{
+					Path:   "{tmpdir}/.kiro",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
 					Path:   "{tmpdir}/.mcp.json",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{tmpdir}/.mise",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{tmpdir}/.mise.local.toml",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{tmpdir}/.mise.toml",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{tmpdir}/.opencode",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{tmpdir}/.pijul",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{tmpdir}/.qwen",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{tmpdir}/.roo",
 					Rights: 13,
 					Why:    "read",
 				},
@@ -3916,7 +7768,42 @@ func planWorkspace() *landlock.Plan {
 					Why:    "read",
 				},
 				{
+					Path:   "{tmpdir}/.zed",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
 					Path:   "{tmpdir}/HEAD",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{tmpdir}/_darcs",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{tmpdir}/crush.json",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{tmpdir}/mise.local.toml",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{tmpdir}/mise.toml",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{tmpdir}/opencode.json",
+					Rights: 13,
+					Why:    "read",
+				},
+				{
+					Path:   "{tmpdir}/opencode.jsonc",
 					Rights: 13,
 					Why:    "read",
 				},
@@ -3949,6 +7836,16 @@ func planWorkspace() *landlock.Plan {
 				},
 				{
 					Kind: "read-only",
+					Path: "{cwd}/.aider.conf.yml",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{cwd}/.amazonq",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
 					Path: "{cwd}/.claude",
 					Why:  "read",
 				},
@@ -3959,7 +7856,32 @@ func planWorkspace() *landlock.Plan {
 				},
 				{
 					Kind: "read-only",
+					Path: "{cwd}/.continue",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{cwd}/.crush.json",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
 					Path: "{cwd}/.cursor",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{cwd}/.devcontainer",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{cwd}/.devcontainer.json",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{cwd}/.fslckout",
 					Why:  "read",
 				},
 				{
@@ -3979,12 +7901,57 @@ func planWorkspace() *landlock.Plan {
 				},
 				{
 					Kind: "read-only",
+					Path: "{cwd}/.idea",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
 					Path: "{cwd}/.jj",
 					Why:  "read",
 				},
 				{
 					Kind: "read-only",
+					Path: "{cwd}/.kiro",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
 					Path: "{cwd}/.mcp.json",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{cwd}/.mise",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{cwd}/.mise.local.toml",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{cwd}/.mise.toml",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{cwd}/.opencode",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{cwd}/.pijul",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{cwd}/.qwen",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{cwd}/.roo",
 					Why:  "read",
 				},
 				{
@@ -4004,12 +7971,57 @@ func planWorkspace() *landlock.Plan {
 				},
 				{
 					Kind: "read-only",
+					Path: "{cwd}/.zed",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
 					Path: "{cwd}/HEAD",
 					Why:  "read",
 				},
 				{
 					Kind: "read-only",
+					Path: "{cwd}/_darcs",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{cwd}/crush.json",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{cwd}/mise.local.toml",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{cwd}/mise.toml",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{cwd}/opencode.json",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{cwd}/opencode.jsonc",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
 					Path: "{slash_tmp}/.agents",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{slash_tmp}/.aider.conf.yml",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{slash_tmp}/.amazonq",
 					Why:  "read",
 				},
 				{
@@ -4024,7 +8036,32 @@ func planWorkspace() *landlock.Plan {
 				},
 				{
 					Kind: "read-only",
+					Path: "{slash_tmp}/.continue",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{slash_tmp}/.crush.json",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
 					Path: "{slash_tmp}/.cursor",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{slash_tmp}/.devcontainer",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{slash_tmp}/.devcontainer.json",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{slash_tmp}/.fslckout",
 					Why:  "read",
 				},
 				{
@@ -4044,12 +8081,57 @@ func planWorkspace() *landlock.Plan {
 				},
 				{
 					Kind: "read-only",
+					Path: "{slash_tmp}/.idea",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
 					Path: "{slash_tmp}/.jj",
 					Why:  "read",
 				},
 				{
 					Kind: "read-only",
+					Path: "{slash_tmp}/.kiro",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
 					Path: "{slash_tmp}/.mcp.json",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{slash_tmp}/.mise",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{slash_tmp}/.mise.local.toml",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{slash_tmp}/.mise.toml",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{slash_tmp}/.opencode",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{slash_tmp}/.pijul",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{slash_tmp}/.qwen",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{slash_tmp}/.roo",
 					Why:  "read",
 				},
 				{
@@ -4069,12 +8151,57 @@ func planWorkspace() *landlock.Plan {
 				},
 				{
 					Kind: "read-only",
+					Path: "{slash_tmp}/.zed",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
 					Path: "{slash_tmp}/HEAD",
 					Why:  "read",
 				},
 				{
 					Kind: "read-only",
+					Path: "{slash_tmp}/_darcs",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{slash_tmp}/crush.json",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{slash_tmp}/mise.local.toml",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{slash_tmp}/mise.toml",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{slash_tmp}/opencode.json",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{slash_tmp}/opencode.jsonc",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
 					Path: "{tmpdir}/.agents",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{tmpdir}/.aider.conf.yml",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{tmpdir}/.amazonq",
 					Why:  "read",
 				},
 				{
@@ -4089,7 +8216,32 @@ func planWorkspace() *landlock.Plan {
 				},
 				{
 					Kind: "read-only",
+					Path: "{tmpdir}/.continue",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{tmpdir}/.crush.json",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
 					Path: "{tmpdir}/.cursor",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{tmpdir}/.devcontainer",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{tmpdir}/.devcontainer.json",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{tmpdir}/.fslckout",
 					Why:  "read",
 				},
 				{
@@ -4109,12 +8261,57 @@ func planWorkspace() *landlock.Plan {
 				},
 				{
 					Kind: "read-only",
+					Path: "{tmpdir}/.idea",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
 					Path: "{tmpdir}/.jj",
 					Why:  "read",
 				},
 				{
 					Kind: "read-only",
+					Path: "{tmpdir}/.kiro",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
 					Path: "{tmpdir}/.mcp.json",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{tmpdir}/.mise",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{tmpdir}/.mise.local.toml",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{tmpdir}/.mise.toml",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{tmpdir}/.opencode",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{tmpdir}/.pijul",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{tmpdir}/.qwen",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{tmpdir}/.roo",
 					Why:  "read",
 				},
 				{
@@ -4134,7 +8331,42 @@ func planWorkspace() *landlock.Plan {
 				},
 				{
 					Kind: "read-only",
+					Path: "{tmpdir}/.zed",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
 					Path: "{tmpdir}/HEAD",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{tmpdir}/_darcs",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{tmpdir}/crush.json",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{tmpdir}/mise.local.toml",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{tmpdir}/mise.toml",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{tmpdir}/opencode.json",
+					Why:  "read",
+				},
+				{
+					Kind: "read-only",
+					Path: "{tmpdir}/opencode.jsonc",
 					Why:  "read",
 				},
 			},
@@ -4248,14 +8480,54 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 7,
-						Byte:   910,
+						Byte:   1450,
 					},
 					End: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 16,
-						Byte:   919,
+						Byte:   1459,
+					},
+				},
+				Level:     "supplementary",
+				Mechanism: "mount-namespace read-only bind",
+				Detail:    "Landlock alone would grant write here (rights are inherited from /{cwd}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{slash_tmp}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{tmpdir}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive)",
+				MinABI:    3,
+			},
+			{
+				Rule: "protect .aider.conf.yml",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   33,
+						Column: 7,
+						Byte:   1742,
+					},
+					End: ir.Pos{
+						Line:   33,
+						Column: 24,
+						Byte:   1759,
+					},
+				},
+				Level:     "supplementary",
+				Mechanism: "mount-namespace read-only bind",
+				Detail:    "Landlock alone would grant write here (rights are inherited from /{cwd}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{slash_tmp}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{tmpdir}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive)",
+				MinABI:    3,
+			},
+			{
+				Rule: "protect .amazonq",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   31,
+						Column: 16,
+						Byte:   1611,
+					},
+					End: ir.Pos{
+						Line:   31,
+						Column: 26,
+						Byte:   1621,
 					},
 				},
 				Level:     "supplementary",
@@ -4268,14 +8540,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 18,
-						Byte:   921,
+						Byte:   1461,
 					},
 					End: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 27,
-						Byte:   930,
+						Byte:   1470,
 					},
 				},
 				Level:     "supplementary",
@@ -4288,14 +8560,54 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 29,
-						Byte:   932,
+						Byte:   1472,
 					},
 					End: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 37,
-						Byte:   940,
+						Byte:   1480,
+					},
+				},
+				Level:     "supplementary",
+				Mechanism: "mount-namespace read-only bind",
+				Detail:    "Landlock alone would grant write here (rights are inherited from /{cwd}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{slash_tmp}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{tmpdir}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive)",
+				MinABI:    3,
+			},
+			{
+				Rule: "protect .continue",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   31,
+						Column: 36,
+						Byte:   1631,
+					},
+					End: ir.Pos{
+						Line:   31,
+						Column: 47,
+						Byte:   1642,
+					},
+				},
+				Level:     "supplementary",
+				Mechanism: "mount-namespace read-only bind",
+				Detail:    "Landlock alone would grant write here (rights are inherited from /{cwd}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{slash_tmp}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{tmpdir}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive)",
+				MinABI:    3,
+			},
+			{
+				Rule: "protect .crush.json",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   32,
+						Column: 69,
+						Byte:   1721,
+					},
+					End: ir.Pos{
+						Line:   32,
+						Column: 82,
+						Byte:   1734,
 					},
 				},
 				Level:     "supplementary",
@@ -4308,14 +8620,74 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 50,
-						Byte:   953,
+						Byte:   1493,
 					},
 					End: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 59,
-						Byte:   962,
+						Byte:   1502,
+					},
+				},
+				Level:     "supplementary",
+				Mechanism: "mount-namespace read-only bind",
+				Detail:    "Landlock alone would grant write here (rights are inherited from /{cwd}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{slash_tmp}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{tmpdir}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive)",
+				MinABI:    3,
+			},
+			{
+				Rule: "protect .devcontainer",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   30,
+						Column: 24,
+						Byte:   1557,
+					},
+					End: ir.Pos{
+						Line:   30,
+						Column: 39,
+						Byte:   1572,
+					},
+				},
+				Level:     "supplementary",
+				Mechanism: "mount-namespace read-only bind",
+				Detail:    "Landlock alone would grant write here (rights are inherited from /{cwd}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{slash_tmp}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{tmpdir}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive)",
+				MinABI:    3,
+			},
+			{
+				Rule: "protect .devcontainer.json",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   30,
+						Column: 41,
+						Byte:   1574,
+					},
+					End: ir.Pos{
+						Line:   30,
+						Column: 61,
+						Byte:   1594,
+					},
+				},
+				Level:     "supplementary",
+				Mechanism: "mount-namespace read-only bind",
+				Detail:    "Landlock alone would grant write here (rights are inherited from /{cwd}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{slash_tmp}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{tmpdir}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive)",
+				MinABI:    3,
+			},
+			{
+				Rule: "protect .fslckout",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   27,
+						Column: 27,
+						Byte:   1431,
+					},
+					End: ir.Pos{
+						Line:   27,
+						Column: 38,
+						Byte:   1442,
 					},
 				},
 				Level:     "supplementary",
@@ -4328,14 +8700,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 39,
-						Byte:   942,
+						Byte:   1482,
 					},
 					End: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 48,
-						Byte:   951,
+						Byte:   1491,
 					},
 				},
 				Level:     "supplementary",
@@ -4348,14 +8720,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 7,
-						Byte:   859,
+						Byte:   1360,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 13,
-						Byte:   865,
+						Byte:   1366,
 					},
 				},
 				Level:     "supplementary",
@@ -4368,14 +8740,34 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 15,
-						Byte:   867,
+						Byte:   1368,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 20,
-						Byte:   872,
+						Byte:   1373,
+					},
+				},
+				Level:     "supplementary",
+				Mechanism: "mount-namespace read-only bind",
+				Detail:    "Landlock alone would grant write here (rights are inherited from /{cwd}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{slash_tmp}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{tmpdir}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive)",
+				MinABI:    3,
+			},
+			{
+				Rule: "protect .idea",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   30,
+						Column: 7,
+						Byte:   1540,
+					},
+					End: ir.Pos{
+						Line:   30,
+						Column: 14,
+						Byte:   1547,
 					},
 				},
 				Level:     "supplementary",
@@ -4388,14 +8780,34 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 37,
-						Byte:   889,
+						Byte:   1390,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 42,
-						Byte:   894,
+						Byte:   1395,
+					},
+				},
+				Level:     "supplementary",
+				Mechanism: "mount-namespace read-only bind",
+				Detail:    "Landlock alone would grant write here (rights are inherited from /{cwd}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{slash_tmp}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{tmpdir}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive)",
+				MinABI:    3,
+			},
+			{
+				Rule: "protect .kiro",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   31,
+						Column: 7,
+						Byte:   1602,
+					},
+					End: ir.Pos{
+						Line:   31,
+						Column: 14,
+						Byte:   1609,
 					},
 				},
 				Level:     "supplementary",
@@ -4408,14 +8820,154 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   21,
+						Line:   29,
 						Column: 7,
-						Byte:   981,
+						Byte:   1521,
 					},
 					End: ir.Pos{
-						Line:   21,
+						Line:   29,
 						Column: 18,
-						Byte:   992,
+						Byte:   1532,
+					},
+				},
+				Level:     "supplementary",
+				Mechanism: "mount-namespace read-only bind",
+				Detail:    "Landlock alone would grant write here (rights are inherited from /{cwd}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{slash_tmp}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{tmpdir}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive)",
+				MinABI:    3,
+			},
+			{
+				Rule: "protect .mise",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   34,
+						Column: 73,
+						Byte:   1833,
+					},
+					End: ir.Pos{
+						Line:   34,
+						Column: 80,
+						Byte:   1840,
+					},
+				},
+				Level:     "supplementary",
+				Mechanism: "mount-namespace read-only bind",
+				Detail:    "Landlock alone would grant write here (rights are inherited from /{cwd}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{slash_tmp}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{tmpdir}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive)",
+				MinABI:    3,
+			},
+			{
+				Rule: "protect .mise.local.toml",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   34,
+						Column: 53,
+						Byte:   1813,
+					},
+					End: ir.Pos{
+						Line:   34,
+						Column: 71,
+						Byte:   1831,
+					},
+				},
+				Level:     "supplementary",
+				Mechanism: "mount-namespace read-only bind",
+				Detail:    "Landlock alone would grant write here (rights are inherited from /{cwd}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{slash_tmp}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{tmpdir}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive)",
+				MinABI:    3,
+			},
+			{
+				Rule: "protect .mise.toml",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   34,
+						Column: 20,
+						Byte:   1780,
+					},
+					End: ir.Pos{
+						Line:   34,
+						Column: 32,
+						Byte:   1792,
+					},
+				},
+				Level:     "supplementary",
+				Mechanism: "mount-namespace read-only bind",
+				Detail:    "Landlock alone would grant write here (rights are inherited from /{cwd}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{slash_tmp}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{tmpdir}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive)",
+				MinABI:    3,
+			},
+			{
+				Rule: "protect .opencode",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   32,
+						Column: 7,
+						Byte:   1659,
+					},
+					End: ir.Pos{
+						Line:   32,
+						Column: 18,
+						Byte:   1670,
+					},
+				},
+				Level:     "supplementary",
+				Mechanism: "mount-namespace read-only bind",
+				Detail:    "Landlock alone would grant write here (rights are inherited from /{cwd}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{slash_tmp}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{tmpdir}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive)",
+				MinABI:    3,
+			},
+			{
+				Rule: "protect .pijul",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   27,
+						Column: 17,
+						Byte:   1421,
+					},
+					End: ir.Pos{
+						Line:   27,
+						Column: 25,
+						Byte:   1429,
+					},
+				},
+				Level:     "supplementary",
+				Mechanism: "mount-namespace read-only bind",
+				Detail:    "Landlock alone would grant write here (rights are inherited from /{cwd}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{slash_tmp}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{tmpdir}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive)",
+				MinABI:    3,
+			},
+			{
+				Rule: "protect .qwen",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   31,
+						Column: 49,
+						Byte:   1644,
+					},
+					End: ir.Pos{
+						Line:   31,
+						Column: 56,
+						Byte:   1651,
+					},
+				},
+				Level:     "supplementary",
+				Mechanism: "mount-namespace read-only bind",
+				Detail:    "Landlock alone would grant write here (rights are inherited from /{cwd}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{slash_tmp}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{tmpdir}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive)",
+				MinABI:    3,
+			},
+			{
+				Rule: "protect .roo",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   31,
+						Column: 28,
+						Byte:   1623,
+					},
+					End: ir.Pos{
+						Line:   31,
+						Column: 34,
+						Byte:   1629,
 					},
 				},
 				Level:     "supplementary",
@@ -4428,14 +8980,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 22,
-						Byte:   874,
+						Byte:   1375,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 27,
-						Byte:   879,
+						Byte:   1380,
 					},
 				},
 				Level:     "supplementary",
@@ -4448,14 +9000,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 29,
-						Byte:   881,
+						Byte:   1382,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 35,
-						Byte:   887,
+						Byte:   1388,
 					},
 				},
 				Level:     "supplementary",
@@ -4468,14 +9020,34 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 61,
-						Byte:   964,
+						Byte:   1504,
 					},
 					End: ir.Pos{
-						Line:   20,
+						Line:   28,
 						Column: 70,
-						Byte:   973,
+						Byte:   1513,
+					},
+				},
+				Level:     "supplementary",
+				Mechanism: "mount-namespace read-only bind",
+				Detail:    "Landlock alone would grant write here (rights are inherited from /{cwd}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{slash_tmp}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{tmpdir}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive)",
+				MinABI:    3,
+			},
+			{
+				Rule: "protect .zed",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   30,
+						Column: 16,
+						Byte:   1549,
+					},
+					End: ir.Pos{
+						Line:   30,
+						Column: 22,
+						Byte:   1555,
 					},
 				},
 				Level:     "supplementary",
@@ -4488,14 +9060,134 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 44,
-						Byte:   896,
+						Byte:   1397,
 					},
 					End: ir.Pos{
-						Line:   19,
+						Line:   26,
 						Column: 50,
-						Byte:   902,
+						Byte:   1403,
+					},
+				},
+				Level:     "supplementary",
+				Mechanism: "mount-namespace read-only bind",
+				Detail:    "Landlock alone would grant write here (rights are inherited from /{cwd}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{slash_tmp}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{tmpdir}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive)",
+				MinABI:    3,
+			},
+			{
+				Rule: "protect _darcs",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   27,
+						Column: 7,
+						Byte:   1411,
+					},
+					End: ir.Pos{
+						Line:   27,
+						Column: 15,
+						Byte:   1419,
+					},
+				},
+				Level:     "supplementary",
+				Mechanism: "mount-namespace read-only bind",
+				Detail:    "Landlock alone would grant write here (rights are inherited from /{cwd}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{slash_tmp}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{tmpdir}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive)",
+				MinABI:    3,
+			},
+			{
+				Rule: "protect crush.json",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   32,
+						Column: 55,
+						Byte:   1707,
+					},
+					End: ir.Pos{
+						Line:   32,
+						Column: 67,
+						Byte:   1719,
+					},
+				},
+				Level:     "supplementary",
+				Mechanism: "mount-namespace read-only bind",
+				Detail:    "Landlock alone would grant write here (rights are inherited from /{cwd}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{slash_tmp}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{tmpdir}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive)",
+				MinABI:    3,
+			},
+			{
+				Rule: "protect mise.local.toml",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   34,
+						Column: 34,
+						Byte:   1794,
+					},
+					End: ir.Pos{
+						Line:   34,
+						Column: 51,
+						Byte:   1811,
+					},
+				},
+				Level:     "supplementary",
+				Mechanism: "mount-namespace read-only bind",
+				Detail:    "Landlock alone would grant write here (rights are inherited from /{cwd}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{slash_tmp}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{tmpdir}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive)",
+				MinABI:    3,
+			},
+			{
+				Rule: "protect mise.toml",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   34,
+						Column: 7,
+						Byte:   1767,
+					},
+					End: ir.Pos{
+						Line:   34,
+						Column: 18,
+						Byte:   1778,
+					},
+				},
+				Level:     "supplementary",
+				Mechanism: "mount-namespace read-only bind",
+				Detail:    "Landlock alone would grant write here (rights are inherited from /{cwd}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{slash_tmp}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{tmpdir}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive)",
+				MinABI:    3,
+			},
+			{
+				Rule: "protect opencode.json",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   32,
+						Column: 20,
+						Byte:   1672,
+					},
+					End: ir.Pos{
+						Line:   32,
+						Column: 35,
+						Byte:   1687,
+					},
+				},
+				Level:     "supplementary",
+				Mechanism: "mount-namespace read-only bind",
+				Detail:    "Landlock alone would grant write here (rights are inherited from /{cwd}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{slash_tmp}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive); Landlock alone would grant write here (rights are inherited from /{tmpdir}); the mount narrows it to read; if it does not exist at run time, the seccomp user-notification supervisor refuses its creation (supplementary; where the supervisor is unavailable, new entries cannot be created directly in its parent: restrictive)",
+				MinABI:    3,
+			},
+			{
+				Rule: "protect opencode.jsonc",
+				Source: ir.Range{
+					Filename: "builtin:workspace.hcl",
+					Start: ir.Pos{
+						Line:   32,
+						Column: 37,
+						Byte:   1689,
+					},
+					End: ir.Pos{
+						Line:   32,
+						Column: 53,
+						Byte:   1705,
 					},
 				},
 				Level:     "supplementary",
@@ -4508,14 +9200,14 @@ func planWorkspace() *landlock.Plan {
 				Source: ir.Range{
 					Filename: "builtin:workspace.hcl",
 					Start: ir.Pos{
-						Line:   25,
+						Line:   38,
 						Column: 3,
-						Byte:   1007,
+						Byte:   1855,
 					},
 					End: ir.Pos{
-						Line:   25,
+						Line:   38,
 						Column: 10,
-						Byte:   1014,
+						Byte:   1862,
 					},
 				},
 				Level:     "supplementary",

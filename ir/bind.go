@@ -3,6 +3,7 @@ package ir
 import (
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -133,13 +134,24 @@ func (p *Profile) Bind(b Bindings) (*Bound, error) {
 			denied[r.Path] = true
 		}
 	}
-	var protect []BoundRule
+	// The protected names' rules go straight into out.Rules, grown once:
+	// with a dozen names below three roots they are most of the rules, and
+	// sbx binds at every start (each allocation there is a first touch of
+	// a heap page).
+	roots := 0
 	for _, r := range out.Rules {
+		if r.Access == Write && !denied[r.Path] {
+			roots++
+		}
+	}
+	n := len(out.Rules)
+	out.Rules = slices.Grow(out.Rules, roots*len(p.Filesystem.Protect))
+	for _, r := range out.Rules[:n] {
 		if r.Access != Write || denied[r.Path] {
 			continue
 		}
 		for _, pr := range p.Filesystem.Protect {
-			protect = append(protect, BoundRule{
+			out.Rules = append(out.Rules, BoundRule{
 				Path:     JoinAbs(r.Path, pr.Name),
 				Access:   Read,
 				Origin:   OriginProtect,
@@ -148,7 +160,6 @@ func (p *Profile) Bind(b Bindings) (*Bound, error) {
 			})
 		}
 	}
-	out.Rules = append(out.Rules, protect...)
 	out.SortRules()
 	for _, g := range p.Filesystem.DenyGlobs {
 		pats, err := bindGlob(g.Pattern, b)

@@ -7,17 +7,27 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/sbx-dev/sbx/builtin"
 )
 
-// agentConfigNames are the agents' and editors' project configuration
-// directories the built-in workspace profile protects beside version
-// control's: the host's agent or editor runs what they hold (hooks in
-// .claude/settings.json, tasks in .vscode/tasks.json, MCP servers) on its
-// own, outside the sandbox.
-var agentConfigNames = []string{".agents", ".claude", ".codex", ".gemini", ".cursor", ".vscode", ".mcp.json"}
+// agentConfigNames are the project configuration files and directories
+// the built-in workspace profile protects beside git's: the host's agent,
+// editor, environment manager or other version control runs what they
+// hold (hooks in .claude/settings.json, tasks in .vscode/tasks.json, MCP
+// servers, JetBrains' file watchers, mise's enter hooks, a devcontainer's
+// initializeCommand) on its own, outside the sandbox.
+var agentConfigNames = []string{".agents", ".claude", ".codex", ".gemini", ".cursor", ".vscode", ".mcp.json",
+	"_darcs", ".pijul", ".fslckout",
+	".idea", ".zed", ".devcontainer", ".devcontainer.json",
+	".kiro", ".amazonq", ".roo", ".continue", ".qwen",
+	".opencode", "opencode.json", "opencode.jsonc", "crush.json", ".crush.json",
+	".aider.conf.yml",
+	"mise.toml", ".mise.toml", "mise.local.toml", ".mise.local.toml", ".mise"}
 
 // TestWorkspaceProtectsAgentConfig runs real commands under the built-in
 // workspace profile, as root and as uid 65534, in a workspace where
@@ -120,4 +130,28 @@ func TestWorkspaceProtectsAgentConfig(t *testing.T) {
 		want(run(t, nsbx, dir, attr))
 		check(t, dir)
 	})
+}
+
+// TestAgentConfigNamesComplete keeps agentConfigNames in step with the
+// built-in workspace profile: every protected name but the repository
+// names the git tests cover is tried above.
+func TestAgentConfigNamesComplete(t *testing.T) {
+	plan, err := builtin.Plan("workspace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range plan.Protect {
+		switch p.Name {
+		case ".git", ".hg", ".sl", ".svn", ".jj", "HEAD":
+		default:
+			got = append(got, p.Name)
+		}
+	}
+	want := slices.Clone(agentConfigNames)
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("the workspace profile protects %q, agentConfigNames lists %q", got, want)
+	}
 }

@@ -224,12 +224,17 @@ type layout struct {
 //     nearest existing directory becomes non-creatable (restrictive), its
 //     existing real subdirectories are re-granted write.
 func computeLayout(ins []input, v View, supervise bool) *layout {
-	lo := &layout{}
-	byPath := map[string]*entry{}
+	// Sized once from the inputs (most are paths of their own, and most
+	// of those get a note): sbx computes this at every start, where each
+	// allocation is heap the run touches first.
+	lo := &layout{notes: make([]note, 0, len(ins))}
+	byPath := make(map[string]*entry, len(ins))
+	store := make([]entry, 0, len(ins))
 	for _, in := range ins {
 		e := byPath[in.path]
 		if e == nil {
-			e = &entry{path: in.path, access: in.access, depth: ir.Depth(in.path)}
+			store = append(store, entry{path: in.path, access: in.access, depth: ir.Depth(in.path)})
+			e = &store[len(store)-1]
 			byPath[in.path] = e
 		} else if stronger(in.access, e.access) {
 			e.access = in.access

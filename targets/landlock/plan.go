@@ -237,7 +237,8 @@ func ruleKey(origin ir.Origin, sym string, acc ir.Access, src ir.Range) ruleID {
 }
 
 func newRuleTable(fs ir.Filesystem) *ruleTable {
-	t := &ruleTable{key: map[ruleID]int{}}
+	n := len(fs.Rules) + len(fs.Protect) + len(fs.DenyGlobs)
+	t := &ruleTable{key: make(map[ruleID]int, n), fid: make([]Fidelity, 0, n)}
 	add := func(k ruleID, f Fidelity) {
 		if _, ok := t.key[k]; ok {
 			return
@@ -327,9 +328,10 @@ func (t *ruleTable) apply(notes []note) {
 		}
 		m.added++
 		if f.Detail != "" {
-			f.Detail += "; "
+			f.Detail = f.Detail + "; " + n.detail // one string, not two
+		} else {
+			f.Detail = n.detail
 		}
-		f.Detail += n.detail
 	}
 }
 

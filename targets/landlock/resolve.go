@@ -151,7 +151,15 @@ func resolveRules(bd *ir.Bound, v View, shared []string, protect []ir.ProtectRul
 		return nil, nil
 	}
 	// Judged on the rules as bound, before any is moved to a target.
-	orig := &ir.Bound{Rules: slices.Clone(bd.Rules), DenyGlobs: bd.DenyGlobs}
+	// (Shared with bd until bd's rules first change in place: own copies
+	// them then. Most bindings change none, and each copy of the rules is
+	// heap sbx touches at start.)
+	orig := &ir.Bound{Rules: bd.Rules, DenyGlobs: bd.DenyGlobs}
+	own := func() {
+		if len(orig.Rules) > 0 && len(bd.Rules) > 0 && &orig.Rules[0] == &bd.Rules[0] {
+			orig.Rules = slices.Clone(orig.Rules)
+		}
+	}
 	plantable := plantableIn(orig, shared)
 	// Whether the profile makes a link's target writable is judged with
 	// the denies at what they name too: a deny on a link, or through one,
@@ -159,12 +167,17 @@ func resolveRules(bd *ir.Bound, v View, shared []string, protect []ir.ProtectRul
 	// whatever the write rules spelled without links say. (Judged on orig
 	// alone, a read rule through a planted link reopened a directory a
 	// deny on a link masked: red team 20.)
-	judge := &ir.Bound{Rules: slices.Clone(bd.Rules), DenyGlobs: bd.DenyGlobs}
+	// (orig itself where no deny leads through a link, as in most
+	// profiles: each copy of the rules is heap sbx touches at start.)
+	judge := orig
 	for _, r := range bd.Rules {
 		if r.Origin != ir.OriginRule || r.Access != ir.Deny {
 			continue
 		}
 		if p := res.Resolve(r.Path); p != r.Path && p != "" {
+			if judge == orig {
+				judge = &ir.Bound{Rules: slices.Clone(orig.Rules), DenyGlobs: bd.DenyGlobs}
+			}
 			t := r
 			t.Path = p
 			judge.Rules = append(judge.Rules, t)
@@ -202,6 +215,7 @@ func resolveRules(bd *ir.Bound, v View, shared []string, protect []ir.ProtectRul
 			// max_depth 1 left {cwd}/a/b/k.key readable). A deny carries
 			// through links (below).
 			changed = true
+			own()
 			bd.Rules[i].Access = ir.Deny
 			continue
 		}
@@ -214,6 +228,7 @@ func resolveRules(bd *ir.Bound, v View, shared []string, protect []ir.ProtectRul
 		} else if planted {
 			changed = true
 			movedRoots[r.Path] = p
+			own()
 			bd.Rules[i].Path = p
 		}
 	}
@@ -222,10 +237,13 @@ func resolveRules(bd *ir.Bound, v View, shared []string, protect []ir.ProtectRul
 	// one that is a link is handled below like any protected name (red
 	// team 25: added after this, a .git link above the workspace was
 	// pinned and its target left writable).
-	live := &ir.Bound{Rules: make([]ir.BoundRule, 0, len(bd.Rules))}
-	for i, r := range bd.Rules {
-		if !slices.Contains(gone, i) {
-			live.Rules = append(live.Rules, r)
+	live := bd
+	if len(gone) > 0 {
+		live = &ir.Bound{Rules: make([]ir.BoundRule, 0, len(bd.Rules))}
+		for i, r := range bd.Rules {
+			if !slices.Contains(gone, i) {
+				live.Rules = append(live.Rules, r)
+			}
 		}
 	}
 	if add := live.ProtectedBetween(protect, file); len(add) > 0 {
@@ -236,6 +254,7 @@ func resolveRules(bd *ir.Bound, v View, shared []string, protect []ir.ProtectRul
 		// (By index: appending to bd.Rules below may move it.)
 		r := bd.Rules[i]
 		if np, ok := movedRoots[path.Dir(r.Path)]; ok && r.Origin == ir.OriginProtect {
+			own()
 			bd.Rules[i].Path = ir.JoinAbs(np, path.Base(r.Path))
 			r = bd.Rules[i]
 		}
@@ -279,6 +298,7 @@ func resolveRules(bd *ir.Bound, v View, shared []string, protect []ir.ProtectRul
 			// As for a write rule above: the denial of the rule's own
 			// path goes with it to the target.
 			r.Access = ir.Deny
+			own()
 			bd.Rules[i].Access = ir.Deny
 		}
 		if r.Access == ir.Read && p != r.Path && planted {
@@ -294,6 +314,7 @@ func resolveRules(bd *ir.Bound, v View, shared []string, protect []ir.ProtectRul
 			// Links on the way only: the rule is the target's (the
 			// links are pinned where the command could change them).
 			if carry {
+				own()
 				bd.Rules[i].Path = p
 			} else {
 				gone = append(gone, i)
@@ -313,6 +334,7 @@ func resolveRules(bd *ir.Bound, v View, shared []string, protect []ir.ProtectRul
 			t.Path = p
 			bd.Rules = append(bd.Rules, t)
 		}
+		own()
 		bd.Rules[i].Path = lp
 		if r.Access != ir.Deny {
 			links = append(links, lp)
