@@ -383,7 +383,8 @@ func gitConfigTargets(bd *ir.Bound, v View, repos []gitRepo, home string, getenv
 		}
 		repos = append(repos, gitNestedRepos(bd, v, repos, &followed)...)
 	}
-	if len(repos) == 0 && !protectsGit {
+	hgRepos := hgProtectedRepos(bd, v)
+	if len(repos) == 0 && len(hgRepos) == 0 && !protectsGit {
 		return nil, nil, nil
 	}
 	repos = append(repos, gitSubmodules(v, repos)...)
@@ -519,6 +520,34 @@ func gitConfigTargets(bd *ir.Bound, v View, repos []gitRepo, home string, getenv
 	}
 	// set names a variable for protect's refusal.
 	set := func(e gitEntry, file string) string { return fmt.Sprintf("%s = %s, in %s", e.key, e.value, file) }
+	// command protects what a shell command git or hg runs names, relative
+	// to base (the working tree, where they run it). The program, and the
+	// script an interpreter is given, are run whatever they hold: missing,
+	// they are refused. Other words with a slash are protected where they
+	// exist.
+	command := func(src ir.BoundRule, value, base, what string) {
+		run := false
+		words, starts := gitWords(value)
+		for i, w := range words {
+			run = run || starts[i]
+			does := ""
+			if run {
+				does = "run it"
+			}
+			if strings.Contains(w, "/") && !strings.HasPrefix(w, "$") {
+				protect(src, expand(w, base), what, does)
+			}
+			// An option's value ("-o ProxyCommand=tools/p.sh",
+			// "--exec=./x"): ssh runs a ProxyCommand on every
+			// connection (red team 30: left writable, the host's
+			// next fetch over ssh would have run it). Protected
+			// where it exists.
+			if _, val, ok := strings.Cut(w, "="); ok && strings.Contains(val, "/") && !strings.HasPrefix(val, "$") {
+				protect(src, expand(val, base), what, "")
+			}
+			run = gitInterpreter(filepath.Base(w))
+		}
+	}
 	// entries reads and parses each file once (the user's and the
 	// system's files serve every repository). A file larger than
 	// gitConfigMax is refused: what sbx would not read could name hooks.
@@ -578,30 +607,7 @@ func gitConfigTargets(bd *ir.Bound, v View, repos []gitRepo, home string, getenv
 					walk(src, inc, worktree, nested, depth+1)
 				}
 			case gitCommandKey(e.name, e.value):
-				// The program, and the script an interpreter is given, are
-				// run whatever they hold: missing, they are refused. Other
-				// words with a slash are protected where they exist.
-				run := false
-				words, starts := gitWords(strings.TrimPrefix(e.value, "!"))
-				for i, w := range words {
-					run = run || starts[i]
-					does := ""
-					if run {
-						does = "run it"
-					}
-					if strings.Contains(w, "/") && !strings.HasPrefix(w, "$") {
-						protect(src, expand(w, worktree), set(e, file), does)
-					}
-					// An option's value ("-o ProxyCommand=tools/p.sh",
-					// "--exec=./x"): ssh runs a ProxyCommand on every
-					// connection (red team 30: left writable, the host's
-					// next fetch over ssh would have run it). Protected
-					// where it exists.
-					if _, val, ok := strings.Cut(w, "="); ok && strings.Contains(val, "/") && !strings.HasPrefix(val, "$") {
-						protect(src, expand(val, worktree), set(e, file), "")
-					}
-					run = gitInterpreter(filepath.Base(w))
-				}
+				command(src, strings.TrimPrefix(e.value, "!"), worktree, set(e, file))
 			}
 		}
 	}
@@ -707,6 +713,52 @@ func gitConfigTargets(bd *ir.Bound, v View, repos []gitRepo, home string, getenv
 				}
 				break
 			}
+		}
+	}
+	// Mercurial's and Sapling's repositories behind the protected names
+	// .hg and .sl: the protected directory keeps hgrc read-only, not what
+	// it runs (red team 31: "[hooks] precommit.lint = sh tools/lint.sh"
+	// left tools/lint.sh the command's to rewrite, and the host's next
+	// hg commit ran it). Their configuration, a shared repository's
+	// source's, the user's and the system's, and what they %include, are
+	// read as git's are; hooks and the other commands hg runs have what
+	// they name protected (relative to the repository's root, where hg
+	// runs hooks), and so do the Python files of "python:FILE:func" hooks
+	// and of extensions given by a path.
+	var hgWalk func(src ir.BoundRule, file, root string, depth int)
+	hgWalk = func(src ir.BoundRule, file, root string, depth int) {
+		if depth > gitIncludeDepth || read[[2]string{file, root}] {
+			return
+		}
+		read[[2]string{file, root}] = true
+		data, ok := readRegular(file, gitConfigMax)
+		if !ok {
+			return
+		}
+		if len(data) >= gitConfigMax && refuse == nil {
+			refuse = fmt.Errorf("hg configuration %s is %d bytes or more, more than sbx reads: it could name hooks or scripts in a writable root that the command could rewrite; refusing", file, gitConfigMax)
+		}
+		entries, includes := parseHgConfig(data)
+		for _, inc := range includes {
+			p := expand(inc, filepath.Dir(file))
+			protect(src, p, "%include "+inc+", in "+file, "read it as configuration")
+			if p != "" {
+				hgWalk(src, p, root, depth+1)
+			}
+		}
+		for _, e := range entries {
+			what := fmt.Sprintf("[%s] %s = %s, in %s", e.section, e.key, e.value, file)
+			if f := hgPythonFile(e); f != "" {
+				protect(src, expand(f, root), what, "load it")
+			}
+			if hgRunKey(e) {
+				command(src, strings.TrimPrefix(e.value, "!"), root, what)
+			}
+		}
+	}
+	for _, r := range hgRepos {
+		for _, f := range hgConfigFiles(r, home, getenv) {
+			hgWalk(r.src, f, r.root, 0)
 		}
 	}
 	if refuse != nil {

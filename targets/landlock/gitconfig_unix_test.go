@@ -488,3 +488,117 @@ func TestGitHookManagers(t *testing.T) {
 		t.Errorf("missing lefthook files in .config: not held (absent %q)", spec.Absent)
 	}
 }
+
+// TestHgConfigTargets: what a protected Mercurial or Sapling repository's
+// configuration makes hg or sl run on the host is read-only where it lies
+// in a writable root: a hook's script (relative to the repository's root),
+// the Python file of a "python:FILE:func" hook and of an extension, an
+// included file and what it sets; a hook whose program is missing there
+// is refused; nothing is read without a repository.
+func TestHgConfigTargets(t *testing.T) {
+	plan, err := builtin.Plan("workspace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir() + "/ws"
+	home := t.TempDir()
+	env := func(k string) string {
+		if k == "HOME" {
+			return home
+		}
+		return ""
+	}
+	for _, d := range []string{dir + "/.hg", dir + "/tools"} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write := func(p, s string) {
+		t.Helper()
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"tools/lint.sh", "tools/check.py", "tools/ext.py", "tools/shared.rc", "tools/fmt.sh", "tools/notify"} {
+		write(dir+"/"+f, "")
+	}
+	bind := func() (*landlock.Spec, error) {
+		b, err := landlock.DefaultBindings(dir, env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec, _, err := plan.Bind(b, landlock.BindOptions{KernelABI: 7, Supervise: true, Getenv: env})
+		return spec, err
+	}
+	readOnly := func(spec *landlock.Spec) map[string]bool {
+		m := map[string]bool{}
+		for _, op := range spec.Mounts {
+			if op.Kind == landlock.MountReadOnly {
+				m[strings.TrimPrefix(op.Path, dir+"/")] = true
+			}
+		}
+		return m
+	}
+	write(dir+"/.hg/hgrc", `[hooks]
+precommit.lint = sh tools/lint.sh
+pretxncommit.py = python:tools/check.py:run
+[extensions]
+local = tools/ext.py
+%include ../tools/shared.rc
+`)
+	write(dir+"/tools/shared.rc", "[hooks]\nchangegroup = tools/notify --all\n")
+	write(home+"/.hgrc", "[ui]\neditor = tools/fmt.sh\n")
+	spec, err := bind()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ro := readOnly(spec)
+	for _, want := range []string{".hg", "tools/lint.sh", "tools/check.py", "tools/ext.py", "tools/shared.rc", "tools/notify", "tools/fmt.sh"} {
+		if !ro[want] {
+			t.Errorf("%s is not read-only (read-only: %v)", want, ro)
+		}
+	}
+	if ro["tools"] {
+		t.Error("tools itself is read-only: only what hg runs should be")
+	}
+
+	// A hook whose script is missing: the command could create it.
+	write(dir+"/.hg/hgrc", "[hooks]\nprecommit = sh tools/missing.sh\n")
+	if _, err := bind(); err == nil || !strings.Contains(err.Error(), "tools/missing.sh") || !strings.Contains(err.Error(), "[hooks] precommit = sh tools/missing.sh") {
+		t.Errorf("missing hook script: %v, want a refusal naming it", err)
+	}
+	// A missing include in the working tree, likewise (hg skips it until
+	// it exists); one inside the read-only .hg cannot be created.
+	write(dir+"/.hg/hgrc", "%include ../more.rc\n")
+	if _, err := bind(); err == nil || !strings.Contains(err.Error(), "%include ../more.rc") {
+		t.Errorf("missing include: %v, want a refusal naming it", err)
+	}
+	write(dir+"/.hg/hgrc", "%include more.rc\n")
+	if _, err := bind(); err != nil {
+		t.Errorf("missing include inside .hg: %v", err)
+	}
+
+	// Sapling: .sl/config.
+	os.RemoveAll(dir + "/.hg")
+	os.Remove(home + "/.hgrc")
+	os.MkdirAll(dir+"/.sl", 0o755)
+	write(dir+"/.sl/config", "[hooks]\nprecommit = tools/lint.sh\n")
+	spec, err = bind()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ro := readOnly(spec); !ro["tools/lint.sh"] || !ro[".sl"] || ro["tools/check.py"] {
+		t.Errorf("sapling: read-only %v, want .sl and tools/lint.sh alone", ro)
+	}
+
+	// No repository: nothing read, even with hooks in the user's file.
+	os.RemoveAll(dir + "/.sl")
+	write(home+"/.hgrc", "[hooks]\nprecommit = tools/lint.sh\n")
+	spec, err = bind()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ro := readOnly(spec); ro["tools/lint.sh"] {
+		t.Error("no repository: tools/lint.sh made read-only")
+	}
+}

@@ -555,22 +555,17 @@ func TestRedTeam31EscOwnBinary(t *testing.T) {
 	})
 }
 
-// TestRedTeam31EscHgHookScript: FINDING (known limit), as root and as uid
-// 65534. The protected .hg keeps .hg/hgrc read-only, but a hook there that
-// runs a script of the working tree ([hooks] precommit.lint = sh
-// tools/lint.sh, as a project's shared hooks do) leaves that script the
-// command's to rewrite, and the host's next "hg commit" runs it: the
-// Mercurial (and Sapling, .sl/config) counterpart of what session 26
-// closed for git's core.hooksPath and command-valued variables. Not fixed
-// here: sbx reads git's configuration only; hgrc's syntax (%include,
-// %unset, continuation lines, [hooks] values that are shell commands or
-// python:module:function references) needs a reader of its own. Skipped
-// unless SBX_RT31_HOLES=1 (hg is not installed here: the test shows the
-// script written, not the host's hg running it).
+// TestRedTeam31EscHgHookScript: FINDING, as root and as uid 65534. The
+// protected .hg keeps .hg/hgrc read-only, but a hook there that runs a
+// script of the working tree ([hooks] precommit.lint = sh tools/lint.sh,
+// as a project's shared hooks do) left that script the command's to
+// rewrite, and the host's next "hg commit" ran it: the Mercurial (and
+// Sapling, .sl/config) counterpart of what session 26 closed for git's
+// core.hooksPath and command-valued variables. A known limit in red team
+// 31; fixed in session 28 (hgconfig.go: hgrc read at binding, what its
+// hooks run made read-only). hg is not installed here: the test shows the
+// script's write refused, not the host's hg running it.
 func TestRedTeam31EscHgHookScript(t *testing.T) {
-	if os.Getenv("SBX_RT31_HOLES") != "1" {
-		t.Skip("known limit: a script of the working tree that .hg/hgrc's (or .sl/config's) [hooks] run is writable: sbx reads git's configuration only (SBX_RT31_HOLES=1 reproduces)")
-	}
 	asUser(t, func(t *testing.T, u user) {
 		f := newFixture(t, u)
 		rt29Write(t, f.nogit, u.uid, map[string]string{
@@ -580,6 +575,9 @@ func TestRedTeam31EscHgHookScript(t *testing.T) {
 		})
 		r := rtRun(t, rtOpts{u: u, env: []string{"HOME=" + f.home}, args: []string{"--cwd", f.nogit, "--profile", "workspace", "--", "/bin/sh", "-c",
 			`echo 'id > /tmp/pwned' >> tools/lint.sh 2>/dev/null && echo wrote=script; echo x >> .hg/hgrc 2>/dev/null && echo wrote=hgrc; echo done`}})
+		if !strings.Contains(r.Stdout, "done") {
+			t.Fatalf("the command did not run: %q %q", r.Stdout, r.Stderr)
+		}
 		if strings.Contains(r.Stdout, "wrote=hgrc") {
 			t.Errorf(".hg/hgrc itself was written: %q", r.Stdout)
 		}
