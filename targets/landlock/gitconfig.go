@@ -985,9 +985,11 @@ func gitWords(v string) (words []string, starts []bool) {
 	}
 	for _, r := range v {
 		switch {
-		case r == ' ' || r == '\t' || r == '\n' || r == '\r':
+		case r == ' ' || r == '\t' || r == '\r':
 			flush()
-		case strings.ContainsRune(";|&(){}`", r):
+		case r == '\n' || strings.ContainsRune(";|&(){}`", r):
+			// A new line starts a command, as a separator does (an hg
+			// hook's value continued on several lines is a script).
 			flush()
 			start = true
 		case r == '<' || r == '>':

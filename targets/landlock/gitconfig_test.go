@@ -109,6 +109,7 @@ func TestGitWords(t *testing.T) {
 		{"npm test && ./scripts/check.sh", "npm test ./scripts/check.sh", "101"},
 		{"a|b", "a b", "11"},
 		{"git log >./out/log", "git log ./out/log", "100"},
+		{"tools/a.sh --x\ntools/b.sh", "tools/a.sh --x tools/b.sh", "101"},
 	} {
 		w, st := gitWords(tc.in)
 		var sb strings.Builder
