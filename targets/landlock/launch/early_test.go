@@ -36,8 +36,8 @@ func earlySandbox(t *testing.T, dir string) (*Sandbox, *Early) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, n := range []string{".git", ".hg", ".sl", ".svn", ".jj", "HEAD", ".agents", ".claude", ".codex", ".gemini", ".cursor", ".vscode", ".mcp.json"} {
-		if err := os.Mkdir(dir+"/"+n, 0o755); err != nil {
+	for _, p := range plan.Protect {
+		if err := os.Mkdir(dir+"/"+p.Name, 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
