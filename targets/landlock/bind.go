@@ -273,6 +273,50 @@ func homeStartupPath(root, home string) string {
 	return ""
 }
 
+// pathEnv is the search path the host's shells and tools use, read from
+// sbx's own environment (the nearest there is to theirs); a variable for
+// tests.
+var pathEnv = func() string { return os.Getenv("PATH") }
+
+// homePathDir returns the directory of the search path path (PATH) below
+// home that root is, lies in or contains, or "": root strictly below home,
+// as for homeStartupPath. The start-up list names ~/.local/bin and ~/bin,
+// but installers put others on PATH, ahead of /usr/bin (rustup's
+// ~/.cargo/bin, pyenv's ~/.pyenv/shims and ~/.pyenv/bin, go install's
+// ~/go/bin, deno's, bun's, volta's, a direnv PATH_add): a working
+// directory or TMPDIR at or above one let the command put a cargo, git or
+// ls there that the host's shell, and the agent that started sbx, ran
+// next outside the sandbox (red team 32). An entry is taken as written
+// and through its links (a missing one counts: the command could create
+// it); relative entries and npm's node_modules/.bin (the workspace's own
+// installed packages, which npm puts on PATH for the scripts it runs,
+// sbx included when a project script starts it) are left out.
+func homePathDir(root, home, path string) string {
+	home = strings.TrimSuffix(home, "/")
+	if home == "" || !strings.HasPrefix(root, home+"/") {
+		return ""
+	}
+	for _, e := range filepath.SplitList(path) {
+		if !filepath.IsAbs(e) {
+			continue
+		}
+		e = filepath.Clean(e)
+		cands := []string{e}
+		if r, err := filepath.EvalSymlinks(e); err == nil && r != e {
+			cands = append(cands, r)
+		}
+		for _, d := range cands {
+			if !strings.HasPrefix(d, home+"/") || filepath.Base(d) == ".bin" && filepath.Base(filepath.Dir(d)) == "node_modules" {
+				continue
+			}
+			if ir.PathWithin(root, d) || ir.PathWithin(d, root) {
+				return d
+			}
+		}
+	}
+	return ""
+}
+
 // gitDirAt reports whether git takes dir for a repository's directory, as
 // its is_git_directory does: HEAD (a file or a link), and objects/ and
 // refs/, or a commondir file (a linked worktree's directory).
@@ -512,6 +556,9 @@ func CheckWritableRoots(s *Spec, plan *Plan, bound []ir.BoundRule, b ir.Bindings
 			for _, h := range []string{home, accountHome} {
 				if sp := homeStartupPath(root, h); sp != "" {
 					return fmt.Errorf("binding {%s}: %s %s, which runs outside the sandbox at the next login, shell or command (a start-up file, a user service or autostart entry, SSH's rc, config or authorized_keys, a directory on PATH, git's global configuration); refusing (%s)", a.anchor, strings.TrimSpace(a.what+" "+root), homeStartupHow(root, sp), a.way)
+				}
+				if d := homePathDir(root, h, pathEnv()); d != "" {
+					return fmt.Errorf("binding {%s}: %s %s, a directory on PATH, whose programs your shell and tools run outside the sandbox in place of the system's; refusing (%s)", a.anchor, strings.TrimSpace(a.what+" "+root), homeStartupHow(root, d), a.way)
 				}
 			}
 		}
