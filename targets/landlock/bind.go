@@ -288,9 +288,10 @@ var pathEnv = func() string { return os.Getenv("PATH") }
 // ls there that the host's shell, and the agent that started sbx, ran
 // next outside the sandbox (red team 32). An entry is taken as written
 // and through its links (a missing one counts: the command could create
-// it); relative entries and npm's node_modules/.bin (the workspace's own
-// installed packages, which npm puts on PATH for the scripts it runs,
-// sbx included when a project script starts it) are left out.
+// it); relative entries and a project's own (projectBin: npm's
+// node_modules/.bin, which npm puts on PATH for the scripts it runs, sbx
+// included when a project script starts it, and an activated virtual
+// environment's bin) are left out.
 func homePathDir(root, home, path string) string {
 	home = strings.TrimSuffix(home, "/")
 	if home == "" || !strings.HasPrefix(root, home+"/") {
@@ -306,7 +307,7 @@ func homePathDir(root, home, path string) string {
 			cands = append(cands, r)
 		}
 		for _, d := range cands {
-			if !strings.HasPrefix(d, home+"/") || filepath.Base(d) == ".bin" && filepath.Base(filepath.Dir(d)) == "node_modules" {
+			if !strings.HasPrefix(d, home+"/") || projectBin(d) {
 				continue
 			}
 			if ir.PathWithin(root, d) || ir.PathWithin(d, root) {
@@ -315,6 +316,23 @@ func homePathDir(root, home, path string) string {
 		}
 	}
 	return ""
+}
+
+// projectBin says whether the PATH directory d is a project's own: npm's
+// node_modules/.bin, or the bin of a Python virtual environment (a
+// pyvenv.cfg beside it: an activated .venv in the workspace). Both are the
+// workspace's installed packages, which the host runs as it runs the
+// workspace's other code (see Known limits: hooks that run the
+// workspace's own code).
+func projectBin(d string) bool {
+	if filepath.Base(d) == ".bin" && filepath.Base(filepath.Dir(d)) == "node_modules" {
+		return true
+	}
+	if filepath.Base(d) != "bin" {
+		return false
+	}
+	fi, err := os.Stat(filepath.Join(filepath.Dir(d), "pyvenv.cfg"))
+	return err == nil && fi.Mode().IsRegular()
 }
 
 // gitDirAt reports whether git takes dir for a repository's directory, as
@@ -558,7 +576,7 @@ func CheckWritableRoots(s *Spec, plan *Plan, bound []ir.BoundRule, b ir.Bindings
 					return fmt.Errorf("binding {%s}: %s %s, which runs outside the sandbox at the next login, shell or command (a start-up file, a user service or autostart entry, SSH's rc, config or authorized_keys, a directory on PATH, git's global configuration); refusing (%s)", a.anchor, strings.TrimSpace(a.what+" "+root), homeStartupHow(root, sp), a.way)
 				}
 				if d := homePathDir(root, h, pathEnv()); d != "" {
-					return fmt.Errorf("binding {%s}: %s %s, a directory on PATH, whose programs your shell and tools run outside the sandbox in place of the system's; refusing (%s)", a.anchor, strings.TrimSpace(a.what+" "+root), homeStartupHow(root, d), a.way)
+					return fmt.Errorf("binding {%s}: %s %s, a directory on PATH, whose programs your shell and tools run outside the sandbox in place of the system's; refusing (%s, or leave the directory off PATH)", a.anchor, strings.TrimSpace(a.what+" "+root), homeStartupHow(root, d), a.way)
 				}
 			}
 		}

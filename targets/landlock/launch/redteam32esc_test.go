@@ -21,9 +21,11 @@ package launch_test
 //     {tmpdir} or {slash_tmp} strictly below a home directory that is,
 //     lies in or contains an absolute directory of sbx's PATH below that
 //     home (as written and through its links; a missing one too), unless
-//     the profile writes {home} or / itself; npm's node_modules/.bin is
-//     left out (npm puts it on PATH for the scripts it runs, sbx
-//     included).
+//     the profile writes {home} or / itself; a project's own are left
+//     out (npm's node_modules/.bin, which npm puts on PATH for the
+//     scripts it runs, sbx included; an activated virtual environment's
+//     bin, beside its pyvenv.cfg): the workspace's installed code, which
+//     the host runs as it runs the rest of the workspace.
 //
 //	go test -count=1 -run 'TestRedTeam32Esc' -v ./targets/landlock/launch
 
@@ -40,7 +42,8 @@ import (
 // it writable: the command put a "cargo" there, which the host's next
 // cargo ran outside the sandbox. Now refused (125), nothing is written,
 // and the host's cargo is still its own. Controls: a project directory
-// (~/src), and one whose node_modules/.bin is on PATH, run and write.
+// (~/src), and one whose node_modules/.bin or activated .venv is on PATH,
+// run and write.
 func TestRedTeam32EscPathDirRoots(t *testing.T) {
 	// The script's argument is the PATH directory it plants in.
 	const script = `mkdir -p "$1" 2>/dev/null; printf '#!/bin/sh\necho pwned\n' > "$1/cargo" 2>/dev/null && chmod +x "$1/cargo" && echo wrote=cargo
@@ -50,7 +53,7 @@ echo done`
 		h := f.home
 		rt29Write(t, h, u.uid, map[string]string{
 			".cargo/bin/cargo": "#!/bin/sh\necho orig\n", ".cargo/config.toml": "", "go/pkg/": "",
-			"dots/bin/": "", "src/proj/node_modules/.bin/": "",
+			"dots/bin/": "", "src/proj/node_modules/.bin/": "", "src/proj/.venv/bin/": "", "src/proj/.venv/pyvenv.cfg": "home = /usr/bin\n",
 		})
 		os.Chmod(h+"/.cargo/bin/cargo", 0o755)
 		if err := os.Symlink(h+"/dots/bin", h+"/.dotbin"); err != nil {
@@ -58,7 +61,7 @@ echo done`
 		}
 		os.Lchown(h+"/.dotbin", u.uid, u.uid)
 		// ~/go/bin is on PATH but missing (go install creates it).
-		path := strings.Join([]string{h + "/.cargo/bin", h + "/go/bin", h + "/.dotbin", h + "/src/proj/node_modules/.bin", "/usr/local/bin", "/usr/bin", "/bin"}, ":")
+		path := strings.Join([]string{h + "/.cargo/bin", h + "/go/bin", h + "/.dotbin", h + "/src/proj/node_modules/.bin", h + "/src/proj/.venv/bin", "/usr/local/bin", "/usr/bin", "/bin"}, ":")
 		// hostCargo is what the host's "cargo" runs with PATH's dir first.
 		hostCargo := func(dir string) string {
 			t.Helper()
@@ -83,6 +86,7 @@ echo done`
 			// Controls.
 			{"cwd=~/src", h + "/src", "", h + "/src/x", false},
 			{"cwd=~/src/proj (node_modules/.bin on PATH)", h + "/src/proj", "", h + "/src/proj/node_modules/.bin", false},
+			{"cwd=~/src/proj (an activated .venv)", h + "/src/proj", "", h + "/src/proj/.venv/bin", false},
 		} {
 			t.Run(strings.NewReplacer("/", "_", " ", "_").Replace(c.name), func(t *testing.T) {
 				root := c.cwd
