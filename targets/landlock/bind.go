@@ -273,10 +273,43 @@ func homeStartupPath(root, home string) string {
 	return ""
 }
 
-// pathEnv is the search path the host's shells and tools use, read from
-// sbx's own environment (the nearest there is to theirs); a variable for
-// tests.
-var pathEnv = func() string { return os.Getenv("PATH") }
+// hostGetenv reads the environment the host's shells and tools start
+// with: sbx's own, the nearest there is to theirs (PATH, XDG_CONFIG_HOME,
+// XDG_DATA_HOME); a variable for tests.
+var hostGetenv = os.Getenv
+
+// xdgStartupPath returns the start-up location below the XDG base
+// directory that env names (XDG_CONFIG_HOME for homeStartup's .config
+// entries, XDG_DATA_HOME for its .local/share ones) that root is, lies in
+// or contains, or "". The shells, the user's service manager and the
+// desktop take them from there in place of ~/.config and ~/.local/share,
+// wherever the variable points: a container's or CI job's
+// XDG_CONFIG_HOME=/tmp/.config, or one kept in a dotfiles repository that
+// is the workspace (red team 32: the command wrote fish's config.fish, a
+// user service and an autostart entry there; only git's configuration was
+// protected, since red team 31).
+func xdgStartupPath(root, env, prefix string) string {
+	base := hostGetenv(env)
+	if !filepath.IsAbs(base) {
+		return ""
+	}
+	bases := []string{filepath.Clean(base)}
+	if r, err := filepath.EvalSymlinks(base); err == nil && r != bases[0] {
+		bases = append(bases, r)
+	}
+	for _, b := range bases {
+		for _, rel := range homeStartup {
+			if !strings.HasPrefix(rel, prefix) {
+				continue
+			}
+			s := path.Join(b, strings.TrimPrefix(rel, prefix))
+			if ir.PathWithin(root, s) || ir.PathWithin(s, root) {
+				return s
+			}
+		}
+	}
+	return ""
+}
 
 // homePathDir returns the directory of the search path path (PATH) below
 // home that root is, lies in or contains, or "": root strictly below home,
@@ -575,8 +608,13 @@ func CheckWritableRoots(s *Spec, plan *Plan, bound []ir.BoundRule, b ir.Bindings
 				if sp := homeStartupPath(root, h); sp != "" {
 					return fmt.Errorf("binding {%s}: %s %s, which runs outside the sandbox at the next login, shell or command (a start-up file, a user service or autostart entry, SSH's rc, config or authorized_keys, a directory on PATH, git's global configuration); refusing (%s)", a.anchor, strings.TrimSpace(a.what+" "+root), homeStartupHow(root, sp), a.way)
 				}
-				if d := homePathDir(root, h, pathEnv()); d != "" {
+				if d := homePathDir(root, h, hostGetenv("PATH")); d != "" {
 					return fmt.Errorf("binding {%s}: %s %s, a directory on PATH, whose programs your shell and tools run outside the sandbox in place of the system's; refusing (%s, or leave the directory off PATH)", a.anchor, strings.TrimSpace(a.what+" "+root), homeStartupHow(root, d), a.way)
+				}
+			}
+			for _, x := range []struct{ env, prefix string }{{"XDG_CONFIG_HOME", ".config/"}, {"XDG_DATA_HOME", ".local/share/"}} {
+				if sp := xdgStartupPath(root, x.env, x.prefix); sp != "" {
+					return fmt.Errorf("binding {%s}: %s %s (below %s), which runs outside the sandbox at the next login, shell or command (a start-up file, a user service or autostart entry, git's global configuration); refusing (%s, or point %s outside the writable directories)", a.anchor, strings.TrimSpace(a.what+" "+root), homeStartupHow(root, sp), x.env, a.way, x.env)
 				}
 			}
 		}

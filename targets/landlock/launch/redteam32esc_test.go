@@ -26,6 +26,19 @@ package launch_test
 //     scripts it runs, sbx included; an activated virtual environment's
 //     bin, beside its pyvenv.cfg): the workspace's installed code, which
 //     the host runs as it runs the rest of the workspace.
+//   - FINDING (fixed): $XDG_CONFIG_HOME or $XDG_DATA_HOME in a writable
+//     root (a container's or CI job's XDG_CONFIG_HOME=/tmp/.config, which
+//     the workspace profile's /tmp holds; one kept in a dotfiles
+//     repository that is the workspace). The start-up list is checked
+//     below the home directory only, and red team 31 protected git's
+//     configuration there, nothing else: the command wrote fish's
+//     config.fish (every fish the host starts with that environment runs
+//     it), a user service in systemd/user and an autostart entry, every
+//     time (TestRedTeam32EscXdgStartupRoots). Fixed: CheckWritableRoots
+//     (xdgStartupPath) refuses (125) a {cwd}, {tmpdir} or {slash_tmp}
+//     that is, lies in or contains the start-up list's .config entries
+//     below $XDG_CONFIG_HOME, or its .local/share ones below
+//     $XDG_DATA_HOME (sbx's own environment; through links too).
 //
 //	go test -count=1 -run 'TestRedTeam32Esc' -v ./targets/landlock/launch
 
@@ -118,6 +131,69 @@ echo done`
 					os.WriteFile(h+"/.cargo/bin/cargo", []byte("#!/bin/sh\necho orig\n"), 0o755)
 					os.RemoveAll(h + "/go/bin")
 					os.Remove(h + "/dots/bin/cargo")
+				}
+			})
+		}
+	})
+}
+
+// TestRedTeam32EscXdgStartupRoots: FINDING (fixed), as root and as uid
+// 65534. With $XDG_CONFIG_HOME (or $XDG_DATA_HOME) in the workspace or in
+// /tmp, the workspace profile's command wrote fish's config.fish, a user
+// service and an autostart entry there, which the host's next shell,
+// login or service manager with that environment runs. Now refused (125)
+// and nothing is written. Controls: the variables outside the writable
+// roots, or relative (ignored, as the shells and systemd ignore them).
+func TestRedTeam32EscXdgStartupRoots(t *testing.T) {
+	const script = `for p in fish/config.fish systemd/user/x.service autostart/x.desktop; do
+  mkdir -p "$(dirname "$1/$p")" 2>/dev/null && echo evil > "$1/$p" 2>/dev/null && echo "wrote=$p"
+done
+echo done`
+	asUser(t, func(t *testing.T, u user) {
+		f := newFixture(t, u)
+		// A directory in /tmp (the workspace profile's slash_tmp).
+		tmp := t.TempDir()
+		if !strings.HasPrefix(tmp, "/tmp/") {
+			t.Skipf("t.TempDir() %s is not in /tmp", tmp)
+		}
+		os.Chown(tmp, u.uid, u.uid)
+		rt29Write(t, f.ws, u.uid, map[string]string{"dots/cfg/": "", "dots/share/": ""})
+		rt29Write(t, f.home, u.uid, map[string]string{".config/": ""})
+		for _, c := range []struct {
+			name, env, base, tmpdir string
+			refused                 bool
+		}{
+			{"XDG_CONFIG_HOME in the workspace", "XDG_CONFIG_HOME=" + f.ws + "/dots/cfg", f.ws + "/dots/cfg", "", true},
+			{"XDG_DATA_HOME in the workspace", "XDG_DATA_HOME=" + f.ws + "/dots/share", f.ws + "/dots/share", "", true},
+			{"XDG_CONFIG_HOME in /tmp", "XDG_CONFIG_HOME=" + tmp + "/cfg", tmp + "/cfg", "", true},
+			{"TMPDIR at XDG_CONFIG_HOME/fish", "XDG_CONFIG_HOME=" + f.outside + "/cfg", f.outside + "/cfg", f.outside + "/cfg/fish", true},
+			// Controls.
+			{"XDG_CONFIG_HOME outside", "XDG_CONFIG_HOME=" + f.home + "/.config", f.ws + "/dots/cfg", "", false},
+			{"XDG_CONFIG_HOME relative", "XDG_CONFIG_HOME=dots/cfg", f.ws + "/dots/cfg", "", false},
+		} {
+			t.Run(strings.ReplaceAll(c.name, "/", "_"), func(t *testing.T) {
+				env := []string{"HOME=" + f.home, c.env}
+				if c.tmpdir != "" {
+					rt29Write(t, f.outside, u.uid, map[string]string{"cfg/fish/": ""})
+					env = append(env, "TMPDIR="+c.tmpdir)
+				}
+				r := rtRun(t, rtOpts{u: u, env: env, args: []string{"--cwd", f.ws, "--profile", "workspace", "--", "/bin/sh", "-c", script, "sh", c.base}})
+				if !c.refused {
+					if r.SbxError != "" || r.ExitCode != 0 || !strings.Contains(r.Stdout, "wrote=fish/config.fish") {
+						t.Errorf("%s (control): exit %d, sbx_error %q, stdout %q, stderr %q", c.name, r.ExitCode, r.SbxError, r.Stdout, r.Stderr)
+					}
+					os.RemoveAll(c.base + "/fish")
+					return
+				}
+				if r.ExitCode != 125 || !strings.Contains(r.SbxError, "XDG_") {
+					t.Errorf("%s: not refused (exit %d, sbx_error %q, stdout %q): the command wrote the host's start-up files", c.name, r.ExitCode, r.SbxError, r.Stdout)
+				}
+				if strings.Contains(r.Stdout, "wrote=") {
+					t.Errorf("%s: written: %q", c.name, r.Stdout)
+				}
+				if fileExists(c.base+"/fish/config.fish") || fileExists(c.base+"/systemd/user/x.service") {
+					t.Errorf("%s: %s/fish/config.fish exists: the host's next fish runs it", c.name, c.base)
+					os.RemoveAll(c.base + "/fish")
 				}
 			})
 		}
