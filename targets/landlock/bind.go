@@ -335,6 +335,9 @@ func homePathDir(root, home, path string) string {
 			continue
 		}
 		e = filepath.Clean(e)
+		if !strings.HasPrefix(e, home+"/") {
+			continue
+		}
 		cands := []string{e}
 		if r, err := filepath.EvalSymlinks(e); err == nil && r != e {
 			cands = append(cands, r)
@@ -366,6 +369,109 @@ func projectBin(d string) bool {
 	}
 	fi, err := os.Stat(filepath.Join(filepath.Dir(d), "pyvenv.cfg"))
 	return err == nil && fi.Mode().IsRegular()
+}
+
+// codeCaches are the caches and tool directories whose contents the
+// host's build tools take as built or verified already, without checking
+// them again: Go's build cache (a compiled package's archive, linked into
+// the host's next build) and module cache, cargo's and rustup's homes
+// (extracted crate sources, whose build.rs runs; toolchains), pip's and
+// uv's caches (wheels installed as they are), ccache's and sccache's
+// objects, pre-commit's hook environments. Each is named by its variable
+// or, without one, by its place below the cache directory
+// ($XDG_CACHE_HOME, or ~/.cache) or the home directory.
+var codeCaches = []struct{ env, cache, home string }{
+	{"GOCACHE", "go-build", ""},
+	{"GOMODCACHE", "", "go/pkg/mod"},
+	{"CARGO_HOME", "", ".cargo"},
+	{"RUSTUP_HOME", "", ".rustup"},
+	{"PIP_CACHE_DIR", "pip", ""},
+	{"UV_CACHE_DIR", "uv", ""},
+	{"CCACHE_DIR", "ccache", ""},
+	{"SCCACHE_DIR", "sccache", ""},
+	{"PRE_COMMIT_HOME", "pre-commit", ""},
+}
+
+// codeCacheDir returns the directory of codeCaches that root is, lies in
+// or contains, with the variable that names it (or "" for a default), or
+// "": red team 32 found GOCACHE in /tmp (a container's or CI job's, or
+// $XDG_CACHE_HOME there) poisoned by the workspace profile's command, whose
+// compiled package the host's next go build linked and ran. The defaults
+// below the home directory count for a root strictly below it (a root
+// that is or contains the home directory is refused as such).
+func codeCacheDir(root string, homes []string) (dir, env string) {
+	// underHome says whether d and root both lie strictly below a home.
+	underHome := func(d string) bool {
+		for _, h := range homes {
+			h = strings.TrimSuffix(h, "/")
+			if h != "" && strings.HasPrefix(root, h+"/") && strings.HasPrefix(d, h+"/") {
+				return true
+			}
+		}
+		return false
+	}
+	// The cache directories: $XDG_CACHE_HOME wherever it is, each home's
+	// ~/.cache for roots below that home.
+	type cacheDir struct {
+		dir  string
+		home bool
+	}
+	var cacheDirs []cacheDir
+	if x := hostGetenv("XDG_CACHE_HOME"); filepath.IsAbs(x) {
+		cacheDirs = append(cacheDirs, cacheDir{filepath.Clean(x), false})
+	}
+	for _, h := range homes {
+		if h != "" && h != "/" {
+			cacheDirs = append(cacheDirs, cacheDir{path.Join(h, ".cache"), true})
+		}
+	}
+	// check says whether root is, lies in or contains d; a path a
+	// variable names is also taken through its links (the defaults are
+	// compared as they are: no lookups at every start).
+	check := func(d string, resolve bool) bool {
+		if ir.PathWithin(root, d) || ir.PathWithin(d, root) {
+			return true
+		}
+		if !resolve {
+			return false
+		}
+		r, err := filepath.EvalSymlinks(d)
+		return err == nil && r != d && (ir.PathWithin(root, r) || ir.PathWithin(r, root))
+	}
+	for _, c := range codeCaches {
+		if v := hostGetenv(c.env); filepath.IsAbs(v) {
+			if d := filepath.Clean(v); check(d, true) {
+				return d, c.env
+			}
+			continue
+		}
+		if c.env == "GOMODCACHE" {
+			// $GOPATH's first entry, or ~/go.
+			if gp := filepath.SplitList(hostGetenv("GOPATH")); len(gp) > 0 && filepath.IsAbs(gp[0]) {
+				if d := path.Join(filepath.Clean(gp[0]), "pkg/mod"); check(d, true) {
+					return d, "GOPATH"
+				}
+				continue
+			}
+		}
+		if c.cache != "" {
+			for _, cd := range cacheDirs {
+				if d := path.Join(cd.dir, c.cache); (!cd.home || underHome(d)) && check(d, !cd.home) {
+					return d, ""
+				}
+			}
+		}
+		if c.home != "" {
+			for _, h := range homes {
+				if h != "" && h != "/" {
+					if d := path.Join(h, c.home); underHome(d) && check(d, false) {
+						return d, ""
+					}
+				}
+			}
+		}
+	}
+	return "", ""
 }
 
 // gitDirAt reports whether git takes dir for a repository's directory, as
@@ -611,6 +717,17 @@ func CheckWritableRoots(s *Spec, plan *Plan, bound []ir.BoundRule, b ir.Bindings
 				if d := homePathDir(root, h, hostGetenv("PATH")); d != "" {
 					return fmt.Errorf("binding {%s}: %s %s, a directory on PATH, whose programs your shell and tools run outside the sandbox in place of the system's; refusing (%s, or leave the directory off PATH)", a.anchor, strings.TrimSpace(a.what+" "+root), homeStartupHow(root, d), a.way)
 				}
+			}
+			if d, env := codeCacheDir(root, []string{home, accountHome}); d != "" {
+				how := "a cache or tool directory"
+				if env != "" {
+					how += " that " + env + " names"
+				}
+				rel := "is " + d
+				if root != d {
+					rel = homeStartupHow(root, d)
+				}
+				return fmt.Errorf("binding {%s}: %s %s, %s, whose compiled code, packages or sources the host's build tools use without checking them again (the command could plant code the host's next build runs); refusing (%s, or point the variable elsewhere)", a.anchor, strings.TrimSpace(a.what+" "+root), rel, how, a.way)
 			}
 			for _, x := range []struct{ env, prefix string }{{"XDG_CONFIG_HOME", ".config/"}, {"XDG_DATA_HOME", ".local/share/"}} {
 				if sp := xdgStartupPath(root, x.env, x.prefix); sp != "" {

