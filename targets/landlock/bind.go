@@ -376,10 +376,12 @@ func projectBin(d string) bool {
 // them again: Go's build cache (a compiled package's archive, linked into
 // the host's next build) and module cache, cargo's and rustup's homes
 // (extracted crate sources, whose build.rs runs; toolchains), pip's and
-// uv's caches (wheels installed as they are), ccache's and sccache's
-// objects, pre-commit's hook environments. Each is named by its variable
-// or, without one, by its place below the cache directory
-// ($XDG_CACHE_HOME, or ~/.cache) or the home directory.
+// uv's and poetry's caches (wheels installed as they are), ccache's and
+// sccache's objects, pre-commit's hook environments, Gradle's and Maven's
+// dependency caches (jars on the next build's class path), Bazel's output
+// base. Each is named by its variable or, without one, by its place below
+// the cache directory ($XDG_CACHE_HOME, or ~/.cache) or the home
+// directory.
 var codeCaches = []struct{ env, cache, home string }{
 	{"GOCACHE", "go-build", ""},
 	{"GOMODCACHE", "", "go/pkg/mod"},
@@ -390,6 +392,10 @@ var codeCaches = []struct{ env, cache, home string }{
 	{"CCACHE_DIR", "ccache", ""},
 	{"SCCACHE_DIR", "sccache", ""},
 	{"PRE_COMMIT_HOME", "pre-commit", ""},
+	{"POETRY_CACHE_DIR", "pypoetry", ""},
+	{"GRADLE_USER_HOME", "", ".gradle"},
+	{"", "", ".m2"},
+	{"", "bazel", ""},
 }
 
 // codeCacheDir returns the directory of codeCaches that root is, lies in
@@ -439,7 +445,7 @@ func codeCacheDir(root string, homes []string) (dir, env string) {
 		return err == nil && r != d && (ir.PathWithin(root, r) || ir.PathWithin(r, root))
 	}
 	for _, c := range codeCaches {
-		if v := hostGetenv(c.env); filepath.IsAbs(v) {
+		if v := hostGetenv(c.env); c.env != "" && filepath.IsAbs(v) {
 			if d := filepath.Clean(v); check(d, true) {
 				return d, c.env
 			}
@@ -723,11 +729,11 @@ func CheckWritableRoots(s *Spec, plan *Plan, bound []ir.BoundRule, b ir.Bindings
 				if env != "" {
 					how += " that " + env + " names"
 				}
-				rel := "is " + d
+				rel := "is"
 				if root != d {
-					rel = homeStartupHow(root, d)
+					rel = homeStartupHow(root, d) + ","
 				}
-				return fmt.Errorf("binding {%s}: %s %s, %s, whose compiled code, packages or sources the host's build tools use without checking them again (the command could plant code the host's next build runs); refusing (%s, or point the variable elsewhere)", a.anchor, strings.TrimSpace(a.what+" "+root), rel, how, a.way)
+				return fmt.Errorf("binding {%s}: %s %s %s, whose compiled code, packages or sources the host's build tools use without checking them again (the command could plant code the host's next build runs); refusing (%s, or point the variable elsewhere)", a.anchor, strings.TrimSpace(a.what+" "+root), rel, how, a.way)
 			}
 			for _, x := range []struct{ env, prefix string }{{"XDG_CONFIG_HOME", ".config/"}, {"XDG_DATA_HOME", ".local/share/"}} {
 				if sp := xdgStartupPath(root, x.env, x.prefix); sp != "" {
