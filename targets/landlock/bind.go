@@ -379,7 +379,8 @@ func projectBin(d string) bool {
 // uv's and poetry's caches (wheels installed as they are), ccache's and
 // sccache's objects, pre-commit's hook environments, Gradle's and Maven's
 // dependency caches (jars on the next build's class path), Bazel's output
-// base. Each is named by its variable or, without one, by its place below
+// base, Deno's module cache, and the homes of toolchain managers and
+// user-wide packages. Each is named by its variable or, without one, by its place below
 // the cache directory ($XDG_CACHE_HOME, or ~/.cache) or the home
 // directory.
 var codeCaches = []struct{ env, cache, home string }{
@@ -396,6 +397,17 @@ var codeCaches = []struct{ env, cache, home string }{
 	{"GRADLE_USER_HOME", "", ".gradle"},
 	{"", "", ".m2"},
 	{"", "bazel", ""},
+	{"DENO_DIR", "deno", ""},
+	// Toolchain managers' homes and user-wide packages: interpreters,
+	// global packages and the scripts shells source (nvm.sh, sdkman-init.sh).
+	{"PYTHONUSERBASE", "", ".local/lib"},
+	{"NPM_CONFIG_PREFIX", "", ""},
+	{"NVM_DIR", "", ".nvm"},
+	{"PYENV_ROOT", "", ".pyenv"},
+	{"RBENV_ROOT", "", ".rbenv"},
+	{"VOLTA_HOME", "", ".volta"},
+	{"BUN_INSTALL", "", ".bun"},
+	{"SDKMAN_DIR", "", ".sdkman"},
 }
 
 // codeCacheDir returns the directory of codeCaches that root is, lies in

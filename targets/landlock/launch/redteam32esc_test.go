@@ -57,7 +57,11 @@ package launch_test
 //     (GOPATH's pkg/mod), CARGO_HOME, RUSTUP_HOME, PIP_CACHE_DIR,
 //     UV_CACHE_DIR, CCACHE_DIR, SCCACHE_DIR or PRE_COMMIT_HOME as sbx's
 //     environment sets them, or their defaults below $XDG_CACHE_HOME,
-//     ~/.cache and the home directory.
+//     ~/.cache and the home directory; also Gradle's, Maven's, poetry's,
+//     Bazel's and Deno's caches, and the homes of toolchain managers and
+//     user-wide packages (PYTHONUSERBASE's or ~/.local/lib, NVM_DIR,
+//     PYENV_ROOT, RBENV_ROOT, VOLTA_HOME, BUN_INSTALL, SDKMAN_DIR,
+//     NPM_CONFIG_PREFIX) (TestRedTeam32EscCacheRoots).
 //
 //	go test -count=1 -run 'TestRedTeam32Esc' -v ./targets/landlock/launch
 
@@ -332,6 +336,62 @@ func TestRedTeam32EscGoCachePoison(t *testing.T) {
 		}
 		if got := hostBuild(); got != "orig" {
 			t.Errorf("control: the host's build printed %q", got)
+		}
+	})
+}
+
+// TestRedTeam32EscCacheRoots: FINDING (fixed), as root and as uid 65534:
+// the other caches and tool directories of codeCacheDir, by their
+// defaults below the home directory and by their variables. Each was
+// accepted as a working directory, and the command wrote there (a
+// Maven jar, a pip wheel, nvm's nvm.sh that .bashrc sources, a user-site
+// .pth file that every python runs); now refused (125), nothing written.
+// Controls: another directory of ~/.cache, and ~/src.
+func TestRedTeam32EscCacheRoots(t *testing.T) {
+	const script = `echo evil > "$PWD/planted" 2>/dev/null && echo wrote; echo done`
+	asUser(t, func(t *testing.T, u user) {
+		f := newFixture(t, u)
+		h := f.home
+		rt29Write(t, h, u.uid, map[string]string{
+			".cache/pip/": "", ".cache/myapp/": "", ".m2/repository/": "", ".nvm/": "", ".local/lib/python3/site-packages/": "",
+			"go/pkg/": "", "src/": "", "tools/cargo/": "",
+		})
+		for _, c := range []struct {
+			name, cwd, env string
+			refused        bool
+		}{
+			{"cwd=~/.cache", h + "/.cache", "", true},
+			{"cwd=~/.cache/pip", h + "/.cache/pip", "", true},
+			{"cwd=~/.m2", h + "/.m2", "", true},
+			{"cwd=~/.nvm", h + "/.nvm", "", true},
+			{"cwd=~/.local/lib/python3/site-packages", h + "/.local/lib/python3/site-packages", "", true},
+			{"cwd=~/go/pkg", h + "/go/pkg", "", true},
+			{"cwd=~/tools, CARGO_HOME=~/tools/cargo", h + "/tools", "CARGO_HOME=" + h + "/tools/cargo", true},
+			{"cwd=ws, XDG_CACHE_HOME=ws/cache", f.ws, "XDG_CACHE_HOME=" + f.ws + "/cache", true},
+			// Controls.
+			{"cwd=~/.cache/myapp", h + "/.cache/myapp", "", false},
+			{"cwd=~/src", h + "/src", "", false},
+		} {
+			t.Run(strings.NewReplacer("/", "_", " ", "_").Replace(c.name), func(t *testing.T) {
+				env := []string{"HOME=" + h}
+				if c.env != "" {
+					env = append(env, c.env)
+				}
+				before := rt31Tree(t, c.cwd)
+				r := rtRun(t, rtOpts{u: u, env: env, args: []string{"--cwd", c.cwd, "--profile", "workspace", "--", "/bin/sh", "-c", script}})
+				if !c.refused {
+					if r.ExitCode != 0 || !strings.Contains(r.Stdout, "wrote") {
+						t.Errorf("%s (control): exit %d, sbx_error %q, stdout %q", c.name, r.ExitCode, r.SbxError, r.Stdout)
+					}
+					return
+				}
+				if r.ExitCode != 125 || !strings.Contains(r.SbxError, "cache or tool directory") || strings.Contains(r.Stdout, "wrote") {
+					t.Errorf("%s: not refused (exit %d, sbx_error %q, stdout %q): the command wrote a directory whose code the host runs", c.name, r.ExitCode, r.SbxError, r.Stdout)
+				}
+				if after := rt31Tree(t, c.cwd); after != before {
+					t.Errorf("%s: the tree changed:\nbefore %s\nafter  %s", c.name, before, after)
+				}
+			})
 		}
 	})
 }
