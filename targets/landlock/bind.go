@@ -728,9 +728,12 @@ func CheckWritableRoots(s *Spec, plan *Plan, bound []ir.BoundRule, b ir.Bindings
 			return fmt.Errorf("binding {%s}: %s %s the home directory of your account, %s (HOME is %q): making it writable would let the command change its shell start-up files, SSH keys and credentials, which run outside the sandbox; refusing (%s)", a.anchor, strings.TrimSpace(a.what+" "+root), how, accountHome, home, a.way)
 		}
 		if !homeGranted {
-			for _, h := range []string{home, accountHome} {
+			for i, h := range []string{home, accountHome} {
 				if sp := homeStartupPath(root, h); sp != "" {
 					return fmt.Errorf("binding {%s}: %s %s, which runs outside the sandbox at the next login, shell or command (a start-up file, a user service or autostart entry, SSH's rc, config or authorized_keys, a directory on PATH, git's global configuration); refusing (%s)", a.anchor, strings.TrimSpace(a.what+" "+root), homeStartupHow(root, sp), a.way)
+				}
+				if i > 0 && h == home {
+					break // the same home: its PATH directories are looked up once
 				}
 				if d := homePathDir(root, h, hostGetenv("PATH")); d != "" {
 					return fmt.Errorf("binding {%s}: %s %s, a directory on PATH, whose programs your shell and tools run outside the sandbox in place of the system's; refusing (%s, or leave the directory off PATH)", a.anchor, strings.TrimSpace(a.what+" "+root), homeStartupHow(root, d), a.way)
