@@ -273,6 +273,225 @@ func homeStartupPath(root, home string) string {
 	return ""
 }
 
+// hostGetenv reads the environment the host's shells and tools start
+// with: sbx's own, the nearest there is to theirs (PATH, XDG_CONFIG_HOME,
+// XDG_DATA_HOME); a variable for tests.
+var hostGetenv = os.Getenv
+
+// xdgStartupPath returns the start-up location below the XDG base
+// directory that env names (XDG_CONFIG_HOME for homeStartup's .config
+// entries, XDG_DATA_HOME for its .local/share ones) that root is, lies in
+// or contains, or "". The shells, the user's service manager and the
+// desktop take them from there in place of ~/.config and ~/.local/share,
+// wherever the variable points: a container's or CI job's
+// XDG_CONFIG_HOME=/tmp/.config, or one kept in a dotfiles repository that
+// is the workspace (red team 32: the command wrote fish's config.fish, a
+// user service and an autostart entry there; only git's configuration was
+// protected, since red team 31).
+func xdgStartupPath(root, env, prefix string) string {
+	base := hostGetenv(env)
+	if !filepath.IsAbs(base) {
+		return ""
+	}
+	bases := []string{filepath.Clean(base)}
+	if r, err := filepath.EvalSymlinks(base); err == nil && r != bases[0] {
+		bases = append(bases, r)
+	}
+	for _, b := range bases {
+		for _, rel := range homeStartup {
+			if !strings.HasPrefix(rel, prefix) {
+				continue
+			}
+			s := path.Join(b, strings.TrimPrefix(rel, prefix))
+			if ir.PathWithin(root, s) || ir.PathWithin(s, root) {
+				return s
+			}
+		}
+	}
+	return ""
+}
+
+// homePathDir returns the directory of the search path path (PATH) below
+// home that root is, lies in or contains, or "": root strictly below home,
+// as for homeStartupPath. The start-up list names ~/.local/bin and ~/bin,
+// but installers put others on PATH, ahead of /usr/bin (rustup's
+// ~/.cargo/bin, pyenv's ~/.pyenv/shims and ~/.pyenv/bin, go install's
+// ~/go/bin, deno's, bun's, volta's, a direnv PATH_add): a working
+// directory or TMPDIR at or above one let the command put a cargo, git or
+// ls there that the host's shell, and the agent that started sbx, ran
+// next outside the sandbox (red team 32). An entry is taken as written
+// and through its links (a missing one counts: the command could create
+// it); relative entries and a project's own (projectBin: npm's
+// node_modules/.bin, which npm puts on PATH for the scripts it runs, sbx
+// included when a project script starts it, and an activated virtual
+// environment's bin) are left out.
+func homePathDir(root, home, path string) string {
+	home = strings.TrimSuffix(home, "/")
+	if home == "" || !strings.HasPrefix(root, home+"/") {
+		return ""
+	}
+	for _, e := range filepath.SplitList(path) {
+		if !filepath.IsAbs(e) {
+			continue
+		}
+		e = filepath.Clean(e)
+		if !strings.HasPrefix(e, home+"/") {
+			continue
+		}
+		cands := []string{e}
+		if r, err := filepath.EvalSymlinks(e); err == nil && r != e {
+			cands = append(cands, r)
+		}
+		for _, d := range cands {
+			if !strings.HasPrefix(d, home+"/") || projectBin(d) {
+				continue
+			}
+			if ir.PathWithin(root, d) || ir.PathWithin(d, root) {
+				return d
+			}
+		}
+	}
+	return ""
+}
+
+// projectBin says whether the PATH directory d is a project's own: npm's
+// node_modules/.bin, or the bin of a Python virtual environment (a
+// pyvenv.cfg beside it: an activated .venv in the workspace). Both are the
+// workspace's installed packages, which the host runs as it runs the
+// workspace's other code (see Known limits: hooks that run the
+// workspace's own code).
+func projectBin(d string) bool {
+	if filepath.Base(d) == ".bin" && filepath.Base(filepath.Dir(d)) == "node_modules" {
+		return true
+	}
+	if filepath.Base(d) != "bin" {
+		return false
+	}
+	fi, err := os.Stat(filepath.Join(filepath.Dir(d), "pyvenv.cfg"))
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// codeCaches are the caches and tool directories whose contents the
+// host's build tools take as built or verified already, without checking
+// them again: Go's build cache (a compiled package's archive, linked into
+// the host's next build) and module cache, cargo's and rustup's homes
+// (extracted crate sources, whose build.rs runs; toolchains), pip's and
+// uv's and poetry's caches (wheels installed as they are), ccache's and
+// sccache's objects, pre-commit's hook environments, Gradle's and Maven's
+// dependency caches (jars on the next build's class path), Bazel's output
+// base, Deno's module cache, and the homes of toolchain managers and
+// user-wide packages. Each is named by its variable or, without one, by its place below
+// the cache directory ($XDG_CACHE_HOME, or ~/.cache) or the home
+// directory.
+var codeCaches = []struct{ env, cache, home string }{
+	{"GOCACHE", "go-build", ""},
+	{"GOMODCACHE", "", "go/pkg/mod"},
+	{"CARGO_HOME", "", ".cargo"},
+	{"RUSTUP_HOME", "", ".rustup"},
+	{"PIP_CACHE_DIR", "pip", ""},
+	{"UV_CACHE_DIR", "uv", ""},
+	{"CCACHE_DIR", "ccache", ""},
+	{"SCCACHE_DIR", "sccache", ""},
+	{"PRE_COMMIT_HOME", "pre-commit", ""},
+	{"POETRY_CACHE_DIR", "pypoetry", ""},
+	{"GRADLE_USER_HOME", "", ".gradle"},
+	{"", "", ".m2"},
+	{"", "bazel", ""},
+	{"DENO_DIR", "deno", ""},
+	// Toolchain managers' homes and user-wide packages: interpreters,
+	// global packages and the scripts shells source (nvm.sh, sdkman-init.sh).
+	{"PYTHONUSERBASE", "", ".local/lib"},
+	{"NPM_CONFIG_PREFIX", "", ""},
+	{"NVM_DIR", "", ".nvm"},
+	{"PYENV_ROOT", "", ".pyenv"},
+	{"RBENV_ROOT", "", ".rbenv"},
+	{"VOLTA_HOME", "", ".volta"},
+	{"BUN_INSTALL", "", ".bun"},
+	{"SDKMAN_DIR", "", ".sdkman"},
+}
+
+// codeCacheDir returns the directory of codeCaches that root is, lies in
+// or contains, with the variable that names it (or "" for a default), or
+// "": red team 32 found GOCACHE in /tmp (a container's or CI job's, or
+// $XDG_CACHE_HOME there) poisoned by the workspace profile's command, whose
+// compiled package the host's next go build linked and ran. The defaults
+// below the home directory count for a root strictly below it (a root
+// that is or contains the home directory is refused as such).
+func codeCacheDir(root string, homes []string) (dir, env string) {
+	// underHome says whether d and root both lie strictly below a home.
+	underHome := func(d string) bool {
+		for _, h := range homes {
+			h = strings.TrimSuffix(h, "/")
+			if h != "" && strings.HasPrefix(root, h+"/") && strings.HasPrefix(d, h+"/") {
+				return true
+			}
+		}
+		return false
+	}
+	// The cache directories: $XDG_CACHE_HOME wherever it is, each home's
+	// ~/.cache for roots below that home.
+	type cacheDir struct {
+		dir  string
+		home bool
+	}
+	var cacheDirs []cacheDir
+	if x := hostGetenv("XDG_CACHE_HOME"); filepath.IsAbs(x) {
+		cacheDirs = append(cacheDirs, cacheDir{filepath.Clean(x), false})
+	}
+	for _, h := range homes {
+		if h != "" && h != "/" {
+			cacheDirs = append(cacheDirs, cacheDir{path.Join(h, ".cache"), true})
+		}
+	}
+	// check says whether root is, lies in or contains d; a path a
+	// variable names is also taken through its links (the defaults are
+	// compared as they are: no lookups at every start).
+	check := func(d string, resolve bool) bool {
+		if ir.PathWithin(root, d) || ir.PathWithin(d, root) {
+			return true
+		}
+		if !resolve {
+			return false
+		}
+		r, err := filepath.EvalSymlinks(d)
+		return err == nil && r != d && (ir.PathWithin(root, r) || ir.PathWithin(r, root))
+	}
+	for _, c := range codeCaches {
+		if v := hostGetenv(c.env); c.env != "" && filepath.IsAbs(v) {
+			if d := filepath.Clean(v); check(d, true) {
+				return d, c.env
+			}
+			continue
+		}
+		if c.env == "GOMODCACHE" {
+			// $GOPATH's first entry, or ~/go.
+			if gp := filepath.SplitList(hostGetenv("GOPATH")); len(gp) > 0 && filepath.IsAbs(gp[0]) {
+				if d := path.Join(filepath.Clean(gp[0]), "pkg/mod"); check(d, true) {
+					return d, "GOPATH"
+				}
+				continue
+			}
+		}
+		if c.cache != "" {
+			for _, cd := range cacheDirs {
+				if d := path.Join(cd.dir, c.cache); (!cd.home || underHome(d)) && check(d, !cd.home) {
+					return d, ""
+				}
+			}
+		}
+		if c.home != "" {
+			for _, h := range homes {
+				if h != "" && h != "/" {
+					if d := path.Join(h, c.home); underHome(d) && check(d, false) {
+						return d, ""
+					}
+				}
+			}
+		}
+	}
+	return "", ""
+}
+
 // gitDirAt reports whether git takes dir for a repository's directory, as
 // its is_git_directory does: HEAD (a file or a link), and objects/ and
 // refs/, or a commondir file (a linked worktree's directory).
@@ -509,9 +728,31 @@ func CheckWritableRoots(s *Spec, plan *Plan, bound []ir.BoundRule, b ir.Bindings
 			return fmt.Errorf("binding {%s}: %s %s the home directory of your account, %s (HOME is %q): making it writable would let the command change its shell start-up files, SSH keys and credentials, which run outside the sandbox; refusing (%s)", a.anchor, strings.TrimSpace(a.what+" "+root), how, accountHome, home, a.way)
 		}
 		if !homeGranted {
-			for _, h := range []string{home, accountHome} {
+			for i, h := range []string{home, accountHome} {
 				if sp := homeStartupPath(root, h); sp != "" {
 					return fmt.Errorf("binding {%s}: %s %s, which runs outside the sandbox at the next login, shell or command (a start-up file, a user service or autostart entry, SSH's rc, config or authorized_keys, a directory on PATH, git's global configuration); refusing (%s)", a.anchor, strings.TrimSpace(a.what+" "+root), homeStartupHow(root, sp), a.way)
+				}
+				if i > 0 && h == home {
+					break // the same home: its PATH directories are looked up once
+				}
+				if d := homePathDir(root, h, hostGetenv("PATH")); d != "" {
+					return fmt.Errorf("binding {%s}: %s %s, a directory on PATH, whose programs your shell and tools run outside the sandbox in place of the system's; refusing (%s, or leave the directory off PATH)", a.anchor, strings.TrimSpace(a.what+" "+root), homeStartupHow(root, d), a.way)
+				}
+			}
+			if d, env := codeCacheDir(root, []string{home, accountHome}); d != "" {
+				how := "a cache or tool directory"
+				if env != "" {
+					how += " that " + env + " names"
+				}
+				rel := "is"
+				if root != d {
+					rel = homeStartupHow(root, d) + ","
+				}
+				return fmt.Errorf("binding {%s}: %s %s %s, whose compiled code, packages or sources the host's build tools use without checking them again (the command could plant code the host's next build runs); refusing (%s, or point the variable elsewhere)", a.anchor, strings.TrimSpace(a.what+" "+root), rel, how, a.way)
+			}
+			for _, x := range []struct{ env, prefix string }{{"XDG_CONFIG_HOME", ".config/"}, {"XDG_DATA_HOME", ".local/share/"}} {
+				if sp := xdgStartupPath(root, x.env, x.prefix); sp != "" {
+					return fmt.Errorf("binding {%s}: %s %s (below %s), which runs outside the sandbox at the next login, shell or command (a start-up file, a user service or autostart entry, git's global configuration); refusing (%s, or point %s outside the writable directories)", a.anchor, strings.TrimSpace(a.what+" "+root), homeStartupHow(root, sp), x.env, a.way, x.env)
 				}
 			}
 		}

@@ -459,7 +459,9 @@ echo done`}})
 // core.pager (or core.fsmonitor, an alias) that every git on the host
 // then ran, in every repository. Now the file is read-only where the
 // profile protects .git (EROFS); network-off, which protects nothing,
-// still writes it (control).
+// still writes it (control). Since red team 32 a workspace that holds
+// $XDG_CONFIG_HOME is refused (its fish, systemd/user and autostart were
+// writable too).
 func TestRedTeam31EscGlobalGitConfigLink(t *testing.T) {
 	asUser(t, func(t *testing.T, u user) {
 		for _, repo := range []bool{false, true} {
@@ -482,20 +484,28 @@ func TestRedTeam31EscGlobalGitConfigLink(t *testing.T) {
 				const script = `printf '[core]\n\tpager = sh -c "id > /tmp/pwned"\n' >> gitconfig 2>/dev/null && echo wrote=gitconfig
 printf '[core]\n\tpager = sh -c "id > /tmp/pwned"\n' >> xdg/git/config 2>/dev/null && echo wrote=xdg
 echo x > notes.txt && echo wrote=control; echo done`
+				// $XDG_CONFIG_HOME inside the workspace: refused since red
+				// team 32 (its fish, systemd/user and autostart were
+				// writable), and nothing is written.
 				r := rtRun(t, rtOpts{u: u, env: []string{"HOME=" + f.home, "XDG_CONFIG_HOME=" + dot + "/xdg"}, args: []string{"--cwd", dot, "--profile", "workspace", "--", "/bin/sh", "-c", script}})
+				if r.ExitCode != 125 || !strings.Contains(r.SbxError, "XDG_CONFIG_HOME") || strings.Contains(r.Stdout, "wrote=") {
+					t.Errorf("XDG_CONFIG_HOME in the workspace: not refused: %d %q %q", r.ExitCode, r.SbxError, r.Stdout)
+				}
+				if b, _ := os.ReadFile(dot + "/xdg/git/config"); strings.Contains(string(b), "pager") {
+					t.Errorf("$XDG_CONFIG_HOME/git/config now holds %q", b)
+				}
+				r = rtRun(t, rtOpts{u: u, env: []string{"HOME=" + f.home}, args: []string{"--cwd", dot, "--profile", "workspace", "--", "/bin/sh", "-c", script}})
 				if r.SbxError != "" || !strings.Contains(r.Stdout, "wrote=control") {
 					t.Fatalf("sbx: %q %q %q", r.SbxError, r.Stdout, r.Stderr)
 				}
-				for _, w := range []string{"gitconfig", "xdg"} {
-					if strings.Contains(r.Stdout, "wrote="+w) {
-						t.Errorf("the user's git configuration (%s) was written through the workspace: %q", w, r.Stdout)
-					}
+				if strings.Contains(r.Stdout, "wrote=gitconfig") {
+					t.Errorf("the user's git configuration was written through the workspace: %q", r.Stdout)
 				}
 				if b, _ := os.ReadFile(dot + "/gitconfig"); strings.Contains(string(b), "pager") {
 					t.Errorf("~/.gitconfig's target now holds %q", b)
 				}
 				// Control: network-off protects nothing and writes it.
-				r = rtRun(t, rtOpts{u: u, env: []string{"HOME=" + f.home, "XDG_CONFIG_HOME=" + dot + "/xdg"}, args: []string{"--cwd", dot, "--profile", "network-off", "--", "/bin/sh", "-c", script}})
+				r = rtRun(t, rtOpts{u: u, env: []string{"HOME=" + f.home}, args: []string{"--cwd", dot, "--profile", "network-off", "--", "/bin/sh", "-c", script}})
 				if !strings.Contains(r.Stdout, "wrote=gitconfig") {
 					t.Errorf("control (network-off): %q %q %q", r.SbxError, r.Stdout, r.Stderr)
 				}
