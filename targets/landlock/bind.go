@@ -273,11 +273,6 @@ func homeStartupPath(root, home string) string {
 	return ""
 }
 
-// hostGetenv reads the environment the host's shells and tools start
-// with: sbx's own, the nearest there is to theirs (PATH, XDG_CONFIG_HOME,
-// XDG_DATA_HOME); a variable for tests.
-var hostGetenv = os.Getenv
-
 // xdgStartupPath returns the start-up location below the XDG base
 // directory that env names (XDG_CONFIG_HOME for homeStartup's .config
 // entries, XDG_DATA_HOME for its .local/share ones) that root is, lies in
@@ -288,8 +283,8 @@ var hostGetenv = os.Getenv
 // is the workspace (red team 32: the command wrote fish's config.fish, a
 // user service and an autostart entry there; only git's configuration was
 // protected, since red team 31).
-func xdgStartupPath(root, env, prefix string) string {
-	base := hostGetenv(env)
+func xdgStartupPath(root, env, prefix string, getenv func(string) string) string {
+	base := getenv(env)
 	if !filepath.IsAbs(base) {
 		return ""
 	}
@@ -417,7 +412,7 @@ var codeCaches = []struct{ env, cache, home string }{
 // compiled package the host's next go build linked and ran. The defaults
 // below the home directory count for a root strictly below it (a root
 // that is or contains the home directory is refused as such).
-func codeCacheDir(root string, homes []string) (dir, env string) {
+func codeCacheDir(root string, homes []string, getenv func(string) string) (dir, env string) {
 	// underHome says whether d and root both lie strictly below a home.
 	underHome := func(d string) bool {
 		for _, h := range homes {
@@ -435,7 +430,7 @@ func codeCacheDir(root string, homes []string) (dir, env string) {
 		home bool
 	}
 	var cacheDirs []cacheDir
-	if x := hostGetenv("XDG_CACHE_HOME"); filepath.IsAbs(x) {
+	if x := getenv("XDG_CACHE_HOME"); filepath.IsAbs(x) {
 		cacheDirs = append(cacheDirs, cacheDir{filepath.Clean(x), false})
 	}
 	for _, h := range homes {
@@ -457,7 +452,7 @@ func codeCacheDir(root string, homes []string) (dir, env string) {
 		return err == nil && r != d && (ir.PathWithin(root, r) || ir.PathWithin(r, root))
 	}
 	for _, c := range codeCaches {
-		if v := hostGetenv(c.env); c.env != "" && filepath.IsAbs(v) {
+		if v := getenv(c.env); c.env != "" && filepath.IsAbs(v) {
 			if d := filepath.Clean(v); check(d, true) {
 				return d, c.env
 			}
@@ -465,7 +460,7 @@ func codeCacheDir(root string, homes []string) (dir, env string) {
 		}
 		if c.env == "GOMODCACHE" {
 			// $GOPATH's first entry, or ~/go.
-			if gp := filepath.SplitList(hostGetenv("GOPATH")); len(gp) > 0 && filepath.IsAbs(gp[0]) {
+			if gp := filepath.SplitList(getenv("GOPATH")); len(gp) > 0 && filepath.IsAbs(gp[0]) {
 				if d := path.Join(filepath.Clean(gp[0]), "pkg/mod"); check(d, true) {
 					return d, "GOPATH"
 				}
@@ -588,8 +583,13 @@ func kernelDir(p string) (dir, what string) {
 // bound are the rules as bound (Report.Bound: links resolved, the targets
 // of .git files and links included), from which the carve-outs come; nil
 // resolves the plan's rules by their anchors instead. accountHome may be ""
-// (unknown).
-func CheckWritableRoots(s *Spec, plan *Plan, bound []ir.BoundRule, b ir.Bindings, accountHome string) error {
+// (unknown). getenv reads the environment the host's shells and tools
+// start with (PATH, the XDG directories, the build caches' variables):
+// sbx's own, the nearest there is to theirs; nil means os.Getenv.
+func CheckWritableRoots(s *Spec, plan *Plan, bound []ir.BoundRule, b ir.Bindings, accountHome string, getenv func(string) string) error {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
 	writable := map[string]bool{}
 	for _, m := range s.Mounts {
 		if m.Kind == MountReadWrite {
@@ -735,11 +735,11 @@ func CheckWritableRoots(s *Spec, plan *Plan, bound []ir.BoundRule, b ir.Bindings
 				if i > 0 && h == home {
 					break // the same home: its PATH directories are looked up once
 				}
-				if d := homePathDir(root, h, hostGetenv("PATH")); d != "" {
+				if d := homePathDir(root, h, getenv("PATH")); d != "" {
 					return fmt.Errorf("binding {%s}: %s %s, a directory on PATH, whose programs your shell and tools run outside the sandbox in place of the system's; refusing (%s, or leave the directory off PATH)", a.anchor, strings.TrimSpace(a.what+" "+root), homeStartupHow(root, d), a.way)
 				}
 			}
-			if d, env := codeCacheDir(root, []string{home, accountHome}); d != "" {
+			if d, env := codeCacheDir(root, []string{home, accountHome}, getenv); d != "" {
 				how := "a cache or tool directory"
 				if env != "" {
 					how += " that " + env + " names"
@@ -748,10 +748,19 @@ func CheckWritableRoots(s *Spec, plan *Plan, bound []ir.BoundRule, b ir.Bindings
 				if root != d {
 					rel = homeStartupHow(root, d) + ","
 				}
-				return fmt.Errorf("binding {%s}: %s %s %s, whose compiled code, packages or sources the host's build tools use without checking them again (the command could plant code the host's next build runs); refusing (%s, or point the variable elsewhere)", a.anchor, strings.TrimSpace(a.what+" "+root), rel, how, a.way)
+				// The way out: sbx's environment is taken for the host's,
+				// so a cache meant for the sandboxed command alone is set
+				// inside it, where sbx does not take it for the host's.
+				way := a.way
+				if env != "" {
+					way = fmt.Sprintf("run sbx without %s (the host's cache stays outside the directories the profile writes), and give the command a cache of its own inside it: sbx run -- env %s=%s CMD", env, env, filepath.Join(filepath.Dir(d), "sbx-"+strings.ToLower(env)))
+				} else if x := getenv("XDG_CACHE_HOME"); x != "" && ir.PathWithin(d, x) {
+					way = "run sbx with XDG_CACHE_HOME unset or outside the directories the profile writes, and give the command caches of its own inside it: sbx run -- env XDG_CACHE_HOME=" + filepath.Join(filepath.Dir(x), "sbx-cache") + " CMD"
+				}
+				return fmt.Errorf("binding {%s}: %s %s %s, whose compiled code, packages or sources the host's build tools use without checking them again (the command could plant code the host's next build runs); refusing (%s)", a.anchor, strings.TrimSpace(a.what+" "+root), rel, how, way)
 			}
 			for _, x := range []struct{ env, prefix string }{{"XDG_CONFIG_HOME", ".config/"}, {"XDG_DATA_HOME", ".local/share/"}} {
-				if sp := xdgStartupPath(root, x.env, x.prefix); sp != "" {
+				if sp := xdgStartupPath(root, x.env, x.prefix, getenv); sp != "" {
 					return fmt.Errorf("binding {%s}: %s %s (below %s), which runs outside the sandbox at the next login, shell or command (a start-up file, a user service or autostart entry, git's global configuration); refusing (%s, or point %s outside the writable directories)", a.anchor, strings.TrimSpace(a.what+" "+root), homeStartupHow(root, sp), x.env, a.way, x.env)
 				}
 			}

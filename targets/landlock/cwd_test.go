@@ -123,7 +123,7 @@ func TestCheckWritableCwd(t *testing.T) {
 		if spec == nil {
 			spec = writable(c.cwd)
 		}
-		err := landlock.CheckWritableRoots(spec, nil, nil, ir.Bindings{ir.AnchorCwd: {c.cwd}, ir.AnchorHome: {c.home}}, c.account)
+		err := landlock.CheckWritableRoots(spec, nil, nil, ir.Bindings{ir.AnchorCwd: {c.cwd}, ir.AnchorHome: {c.home}}, c.account, nil)
 		switch {
 		case c.want == "" && err != nil:
 			t.Errorf("cwd %s, home %q: %v", c.cwd, c.home, err)
@@ -193,7 +193,7 @@ func TestCheckWritableRootsReopened(t *testing.T) {
 		{"the home's rule", "/w/r/h/t", []ir.BoundRule{rule("/w", ir.Write), rule("/w/r", ir.Read), {Path: "/w/r/h", Access: ir.Write, Symbolic: ir.Path{Anchor: ir.AnchorHome}}}, ""},
 	} {
 		spec := &landlock.Spec{Mounts: []landlock.MountOp{{Kind: landlock.MountReadWrite, Path: c.tmpdir, Dir: true}}}
-		err := landlock.CheckWritableRoots(spec, &landlock.Plan{}, c.bound, ir.Bindings{ir.AnchorTmpdir: {c.tmpdir}, ir.AnchorHome: {"/nonexistent"}}, "/nonexistent")
+		err := landlock.CheckWritableRoots(spec, &landlock.Plan{}, c.bound, ir.Bindings{ir.AnchorTmpdir: {c.tmpdir}, ir.AnchorHome: {"/nonexistent"}}, "/nonexistent", nil)
 		switch {
 		case c.want == "" && err != nil:
 			t.Errorf("%s: %v", c.name, err)

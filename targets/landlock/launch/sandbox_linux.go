@@ -104,7 +104,7 @@ func New(plan *landlock.Plan, b ir.Bindings, o Options) (*Sandbox, error) {
 		return nil, err
 	}
 	starttrace.Mark("bound")
-	if err := landlock.CheckWritableRoots(spec, plan, rep.Bound, b, landlock.AccountHome(os.Getuid())); err != nil {
+	if err := landlock.CheckWritableRoots(spec, plan, rep.Bound, b, landlock.AccountHome(os.Getuid()), os.Getenv); err != nil {
 		return nil, err
 	}
 	return &Sandbox{spec: spec, report: rep, lastCap: lastCapability(), early: o.Early.adopt(spec), linger: o.ExitsAfter}, nil
