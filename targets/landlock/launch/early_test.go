@@ -5,6 +5,7 @@ package launch
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -547,5 +548,62 @@ func TestExitsAfterLingers(t *testing.T) {
 	var ws syscall.WaitStatus
 	if _, err := syscall.Wait4(initPid, &ws, 0, nil); err != nil || !ws.Signaled() {
 		t.Fatalf("reaping the init: %v %v", ws, err)
+	}
+}
+
+// TestAbsentStillMissing: a protected name missing when the profile was
+// bound and created before the run starts (a directory, or a dangling
+// link) refuses the run with the name, and nothing runs; missing again,
+// the same Sandbox runs.
+func TestAbsentStillMissing(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root (PID namespace without a user namespace)")
+	}
+	plan, err := builtin.Plan("workspace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	b, err := landlock.DefaultBindings(dir, func(k string) string {
+		if k == "HOME" {
+			return "/nonexistent-sbx-home"
+		}
+		return os.Getenv(k)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb, err := New(plan, b, Options{NoSupervisor: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func() (*executor.Result, error) {
+		return executor.Run(context.Background(), executor.Request{
+			Argv: []string{"/bin/sh", "-c", "echo ran"}, Dir: dir,
+			Env: []string{"PATH=/usr/bin:/bin"}, Timeout: 10 * time.Second, Sandbox: sb})
+	}
+	for _, tc := range []struct {
+		name   string
+		create func(p string) error
+	}{
+		{".git", func(p string) error { return os.Mkdir(p, 0o755) }},
+		{".hg", func(p string) error { return os.Symlink("/nonexistent-target", p) }},
+		{".mise.toml", func(p string) error { return os.WriteFile(p, nil, 0o644) }},
+	} {
+		p := filepath.Join(dir, tc.name)
+		if err := tc.create(p); err != nil {
+			t.Fatal(err)
+		}
+		res, err := run()
+		if err == nil && res != nil && strings.Contains(string(res.Stdout.Head), "ran") {
+			t.Errorf("%s created after binding: the command ran", tc.name)
+		} else if err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), "still missing") {
+			t.Errorf("%s created after binding: %v, want an error naming %s", tc.name, err, p)
+		}
+		os.Remove(p)
+	}
+	res, err := run()
+	if err != nil || !strings.Contains(string(res.Stdout.Head), "ran") {
+		t.Fatalf("with the names missing again: %v, %v", res, err)
 	}
 }
