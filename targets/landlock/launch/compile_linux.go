@@ -83,17 +83,14 @@ func compileInit(s *landlock.Spec, c *childSetup, pre *prebuilt) (*program, erro
 	// Protected names that were missing when the profile was bound must
 	// still be missing: the layout counts on it (a directory created
 	// since, say by git init, would be writable). A Sandbox can be reused
-	// long after it was bound. Each check is one step that fails unless
-	// the path is missing: renaming it onto itself with RENAME_NOREPLACE,
-	// which the kernel refuses with ENOENT (tolerated) where nothing is
-	// there, the last component not followed, and otherwise with EEXIST
-	// (or EROFS, EACCES: never success), changing nothing. (An open that
-	// had to fail, and a step failing on purpose after it, took two steps
-	// and a descriptor's slot for each of the dozens of names.)
+	// long after it was bound. Each check is an open that must fail with
+	// ENOENT; when it succeeds, the next step fails on purpose and names
+	// the path.
 	for _, a := range s.Absent {
-		ap := p.str(a)
-		p.call3("checking that ", a, " is still missing (a protected name created after the profile was bound: bind it again, a new sandbox)",
-			unix.SYS_RENAMEAT2, atFdcwdU, ap, atFdcwdU, ap, unix.RENAME_NOREPLACE).tolerate(unix.ENOENT, 0)
+		fd := p.slot()
+		p.call3("checking that ", a, " is still missing", unix.SYS_OPENAT, atFdcwdU, p.str(a), unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC).into(fd).tolerate(unix.ENOENT, 1)
+		p.call3(a, " was created after the profile was bound (bind it again: a new sandbox)", "", unix.SYS_CLOSE, ^uintptr(0))
+		p.free = append(p.free, fd) // never open past this point
 	}
 	if len(s.Mounts) > 0 {
 		if err := compileMounts(p, s, pre, procMountData(c.userns)); err != nil {

@@ -552,9 +552,10 @@ func TestExitsAfterLingers(t *testing.T) {
 }
 
 // TestAbsentStillMissing: a protected name missing when the profile was
-// bound and created before the run starts (a directory, or a dangling
-// link) refuses the run with the name, and nothing runs; missing again,
-// the same Sandbox runs.
+// bound and created before the run starts (a directory, a dangling link, a
+// file) refuses the run with the name, and nothing runs; missing again,
+// the same Sandbox runs. On ext4 (the test's temporary directory here) and
+// tmpfs (/dev/shm).
 func TestAbsentStillMissing(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root (PID namespace without a user namespace)")
@@ -563,47 +564,53 @@ func TestAbsentStillMissing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	b, err := landlock.DefaultBindings(dir, func(k string) string {
-		if k == "HOME" {
-			return "/nonexistent-sbx-home"
-		}
-		return os.Getenv(k)
-	})
+	shm, err := os.MkdirTemp("/dev/shm", "sbx-absent-")
 	if err != nil {
-		t.Fatal(err)
+		t.Skip("no /dev/shm:", err)
 	}
-	sb, err := New(plan, b, Options{NoSupervisor: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	run := func() (*executor.Result, error) {
-		return executor.Run(context.Background(), executor.Request{
-			Argv: []string{"/bin/sh", "-c", "echo ran"}, Dir: dir,
-			Env: []string{"PATH=/usr/bin:/bin"}, Timeout: 10 * time.Second, Sandbox: sb})
-	}
-	for _, tc := range []struct {
-		name   string
-		create func(p string) error
-	}{
-		{".git", func(p string) error { return os.Mkdir(p, 0o755) }},
-		{".hg", func(p string) error { return os.Symlink("/nonexistent-target", p) }},
-		{".mise.toml", func(p string) error { return os.WriteFile(p, nil, 0o644) }},
-	} {
-		p := filepath.Join(dir, tc.name)
-		if err := tc.create(p); err != nil {
+	t.Cleanup(func() { os.RemoveAll(shm) })
+	for _, dir := range []string{t.TempDir(), shm} {
+		b, err := landlock.DefaultBindings(dir, func(k string) string {
+			if k == "HOME" {
+				return "/nonexistent-sbx-home"
+			}
+			return os.Getenv(k)
+		})
+		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := run()
-		if err == nil && res != nil && strings.Contains(string(res.Stdout.Head), "ran") {
-			t.Errorf("%s created after binding: the command ran", tc.name)
-		} else if err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), "still missing") {
-			t.Errorf("%s created after binding: %v, want an error naming %s", tc.name, err, p)
+		sb, err := New(plan, b, Options{NoSupervisor: true})
+		if err != nil {
+			t.Fatal(err)
 		}
-		os.Remove(p)
-	}
-	res, err := run()
-	if err != nil || !strings.Contains(string(res.Stdout.Head), "ran") {
-		t.Fatalf("with the names missing again: %v, %v", res, err)
+		run := func() (*executor.Result, error) {
+			return executor.Run(context.Background(), executor.Request{
+				Argv: []string{"/bin/sh", "-c", "echo ran"}, Dir: dir,
+				Env: []string{"PATH=/usr/bin:/bin"}, Timeout: 10 * time.Second, Sandbox: sb})
+		}
+		for _, tc := range []struct {
+			name   string
+			create func(p string) error
+		}{
+			{".git", func(p string) error { return os.Mkdir(p, 0o755) }},
+			{".hg", func(p string) error { return os.Symlink("/nonexistent-target", p) }},
+			{".mise.toml", func(p string) error { return os.WriteFile(p, nil, 0o644) }},
+		} {
+			p := filepath.Join(dir, tc.name)
+			if err := tc.create(p); err != nil {
+				t.Fatal(err)
+			}
+			res, err := run()
+			if err == nil && res != nil && strings.Contains(string(res.Stdout.Head), "ran") {
+				t.Errorf("%s created after binding: the command ran", p)
+			} else if err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), "was created after the profile was bound") {
+				t.Errorf("%s created after binding: %v, want an error naming it", p, err)
+			}
+			os.Remove(p)
+		}
+		res, err := run()
+		if err != nil || !strings.Contains(string(res.Stdout.Head), "ran") {
+			t.Fatalf("%s with the names missing again: %v, %v", dir, res, err)
+		}
 	}
 }
