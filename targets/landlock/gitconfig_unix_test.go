@@ -61,23 +61,8 @@ func TestGitConfigTargets(t *testing.T) {
 		}
 		return ""
 	}
-	bind := func() (*landlock.Spec, error) {
-		b, err := landlock.DefaultBindings(dir, env)
-		if err != nil {
-			t.Fatal(err)
-		}
-		spec, _, err := plan.Bind(b, landlock.BindOptions{KernelABI: 7, Supervise: true, Getenv: env})
-		return spec, err
-	}
-	readOnly := func(spec *landlock.Spec) map[string]bool {
-		m := map[string]bool{}
-		for _, op := range spec.Mounts {
-			if op.Kind == landlock.MountReadOnly {
-				m[strings.TrimPrefix(op.Path, dir+"/")] = true
-			}
-		}
-		return m
-	}
+	bind := func() (*landlock.Spec, error) { return bindWorkspaceIn(t, plan, dir, env) }
+	readOnly := func(spec *landlock.Spec) map[string]bool { return readOnlyBelow(spec, dir) }
 	write(dir+"/.git/config", `[core]
 	hooksPath = .husky/_
 	fsmonitor = tools/fsmon
@@ -397,11 +382,7 @@ func TestGitHookManagers(t *testing.T) {
 	}
 	bind := func() *landlock.Spec {
 		t.Helper()
-		b, err := landlock.DefaultBindings(dir, env)
-		if err != nil {
-			t.Fatal(err)
-		}
-		spec, _, err := plan.Bind(b, landlock.BindOptions{KernelABI: 7, Supervise: true, Getenv: env})
+		spec, err := bindWorkspaceIn(t, plan, dir, env)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -522,23 +503,8 @@ func TestHgConfigTargets(t *testing.T) {
 	for _, f := range []string{"tools/lint.sh", "tools/check.py", "tools/ext.py", "tools/shared.rc", "tools/fmt.sh", "tools/notify"} {
 		write(dir+"/"+f, "")
 	}
-	bind := func() (*landlock.Spec, error) {
-		b, err := landlock.DefaultBindings(dir, env)
-		if err != nil {
-			t.Fatal(err)
-		}
-		spec, _, err := plan.Bind(b, landlock.BindOptions{KernelABI: 7, Supervise: true, Getenv: env})
-		return spec, err
-	}
-	readOnly := func(spec *landlock.Spec) map[string]bool {
-		m := map[string]bool{}
-		for _, op := range spec.Mounts {
-			if op.Kind == landlock.MountReadOnly {
-				m[strings.TrimPrefix(op.Path, dir+"/")] = true
-			}
-		}
-		return m
-	}
+	bind := func() (*landlock.Spec, error) { return bindWorkspaceIn(t, plan, dir, env) }
+	readOnly := func(spec *landlock.Spec) map[string]bool { return readOnlyBelow(spec, dir) }
 	write(dir+"/.hg/hgrc", `[hooks]
 precommit.lint = sh tools/lint.sh
 pretxncommit.py = python:tools/check.py:run
@@ -601,4 +567,28 @@ local = tools/ext.py
 	if ro := readOnly(spec); ro["tools/lint.sh"] {
 		t.Error("no repository: tools/lint.sh made read-only")
 	}
+}
+
+// bindWorkspaceIn binds plan with the working directory dir and the
+// environment env, as sbx run would with the supervisor.
+func bindWorkspaceIn(t *testing.T, plan *landlock.Plan, dir string, env func(string) string) (*landlock.Spec, error) {
+	t.Helper()
+	b, err := landlock.DefaultBindings(dir, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, _, err := plan.Bind(b, landlock.BindOptions{KernelABI: 7, Supervise: true, Getenv: env})
+	return spec, err
+}
+
+// readOnlyBelow returns the paths spec mounts read-only, relative to dir
+// where they lie below it.
+func readOnlyBelow(spec *landlock.Spec, dir string) map[string]bool {
+	m := map[string]bool{}
+	for _, op := range spec.Mounts {
+		if op.Kind == landlock.MountReadOnly {
+			m[strings.TrimPrefix(op.Path, dir+"/")] = true
+		}
+	}
+	return m
 }

@@ -74,12 +74,7 @@ func TestGitConfigTargetsHold(t *testing.T) {
 			filepath.Walk(repo, func(p string, _ os.FileInfo, _ error) error { return os.Lchown(p, u.uid, u.uid) })
 			return f, repo, marker
 		}
-		hostCommit := func(f *fixture, repo string) {
-			os.WriteFile(repo+"/new.txt", []byte("x\n"), 0o644)
-			os.Chown(repo+"/new.txt", u.uid, u.uid)
-			rt12Git(u, f.home, repo, "add", "new.txt")
-			rt12Git(u, f.home, repo, "commit", "-qm", "after")
-		}
+		hostCommit := func(f *fixture, repo string) { hostCommitNew(u, f, repo) }
 		gitHolds(t, u, script, setup, hostCommit, "", nil,
 			map[string]string{"hook-write": "EROFS", "hook-create": "EROFS", "hook-remove": "EROFS", "hooks-rename": "EBUSY",
 				"hooksdir-swap": "EBUSY", "include-write": "EROFS", "include-swap": "EBUSY", "filter-write": "EROFS", "tools-rename": "EBUSY", "other-write": "ok"})
@@ -282,13 +277,7 @@ func TestGitNestedRepoHolds(t *testing.T) {
 			rt12Repo(t, u, f.home, ws+"/proj")
 			return f, ws, marker
 		}
-		hostCommit := func(f *fixture, ws string) {
-			repo := ws + "/proj"
-			os.WriteFile(repo+"/new.txt", []byte("x\n"), 0o644)
-			os.Chown(repo+"/new.txt", u.uid, u.uid)
-			rt12Git(u, f.home, repo, "add", "new.txt")
-			rt12Git(u, f.home, repo, "commit", "-qm", "after")
-		}
+		hostCommit := func(f *fixture, ws string) { hostCommitNew(u, f, ws+"/proj") }
 		gitHolds(t, u, script, setup, hostCommit, "nested-hook", nil,
 			map[string]string{"nested-hook": "EROFS", "nested-config": "EROFS", "nested-swap": "EBUSY", "nested-file": "ok"})
 	})
@@ -366,15 +355,19 @@ func TestGitHookManagerHolds(t *testing.T) {
 			os.Chown(repo+"/.pre-commit-config.yaml", u.uid, u.uid)
 			return f, repo, marker
 		}
-		hostCommit := func(f *fixture, repo string) {
-			os.WriteFile(repo+"/new.txt", []byte("x\n"), 0o644)
-			os.Chown(repo+"/new.txt", u.uid, u.uid)
-			rt12Git(u, f.home, repo, "add", "new.txt")
-			rt12Git(u, f.home, repo, "commit", "-qm", "after")
-		}
+		hostCommit := func(f *fixture, repo string) { hostCommitNew(u, f, repo) }
 		gitHolds(t, u, script, setup, hostCommit, "", nil, map[string]string{
 			"precommit-write": "EROFS", "precommit-swap": "EBUSY", "lefthook-local": "denied",
 			"lefthook-config": "denied", "lefthook-scripts": "denied", "other-write": "ok",
 		})
 	})
+}
+
+// hostCommitNew is the host's next commit in repo, as u: a new file added
+// and committed, which runs the repository's commit hooks.
+func hostCommitNew(u user, f *fixture, repo string) {
+	os.WriteFile(repo+"/new.txt", []byte("x\n"), 0o644)
+	os.Chown(repo+"/new.txt", u.uid, u.uid)
+	rt12Git(u, f.home, repo, "add", "new.txt")
+	rt12Git(u, f.home, repo, "commit", "-qm", "after")
 }
