@@ -900,7 +900,7 @@ func (osView) Subdirs(dir string) []string {
 }
 
 // Entries lists the symbolic links and the regular files directly in dir
-// (LinkLister).
+// (EntryLister).
 func (osView) Entries(dir string) (links, files []string) {
 	des, err := os.ReadDir(dir)
 	if err != nil {
@@ -917,9 +917,9 @@ func (osView) Entries(dir string) (links, files []string) {
 	return links, files
 }
 
-// LinkLister is a View that can list the symbolic links and the regular
+// EntryLister is a View that can list the symbolic links and the regular
 // files in a directory (git's hooks: see gitConfigTargets).
-type LinkLister interface {
+type EntryLister interface {
 	Entries(dir string) (links, files []string)
 }
 
@@ -980,7 +980,7 @@ func (c *cachedView) Subdirs(dir string) []string { return c.v.Subdirs(dir) }
 // Entries lists the underlying view's links and regular files in dir
 // (none for a view that cannot list them).
 func (c *cachedView) Entries(dir string) (links, files []string) {
-	if l, ok := c.v.(LinkLister); ok {
+	if l, ok := c.v.(EntryLister); ok {
 		return l.Entries(dir)
 	}
 	return nil, nil

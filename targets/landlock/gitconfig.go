@@ -489,7 +489,7 @@ func gitConfigTargets(bd *ir.Bound, v View, repos []gitRepo, home string, getenv
 	// pre-commit framework's, lefthook's), which lists the commands the
 	// host's next commit runs. A sample is never run.
 	hooks := func(src ir.BoundRule, dir, worktree string, nested bool) {
-		l, ok := v.(LinkLister)
+		l, ok := v.(EntryLister)
 		if !ok || dir == "" {
 			return
 		}

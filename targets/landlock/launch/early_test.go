@@ -29,6 +29,22 @@ func init() {
 	}
 }
 
+// workspaceBindings binds the anchors with dir as the working directory
+// and a home that does not exist (not dir: a writable home is refused).
+func workspaceBindings(t *testing.T, dir string) ir.Bindings {
+	t.Helper()
+	b, err := landlock.DefaultBindings(dir, func(k string) string {
+		if k == "HOME" {
+			return "/nonexistent-sbx-home"
+		}
+		return os.Getenv(k)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 // earlySandbox binds the workspace plan over dir with an init started
 // ahead (Prestart), as sbx run does.
 func earlySandbox(t *testing.T, dir string) (*Sandbox, *Early) {
@@ -42,15 +58,7 @@ func earlySandbox(t *testing.T, dir string) (*Sandbox, *Early) {
 			t.Fatal(err)
 		}
 	}
-	b, err := landlock.DefaultBindings(dir, func(k string) string {
-		if k == "HOME" {
-			return "/nonexistent-sbx-home" // not dir: a writable home is refused
-		}
-		return os.Getenv(k)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := workspaceBindings(t, dir)
 	e, err := Prestart(false, plan, Options{NoSupervisor: true})
 	if err != nil {
 		t.Fatal(err)
@@ -570,16 +578,7 @@ func TestAbsentStillMissing(t *testing.T) {
 	}
 	t.Cleanup(func() { os.RemoveAll(shm) })
 	for _, dir := range []string{t.TempDir(), shm} {
-		b, err := landlock.DefaultBindings(dir, func(k string) string {
-			if k == "HOME" {
-				return "/nonexistent-sbx-home"
-			}
-			return os.Getenv(k)
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		sb, err := New(plan, b, Options{NoSupervisor: true})
+		sb, err := New(plan, workspaceBindings(t, dir), Options{NoSupervisor: true})
 		if err != nil {
 			t.Fatal(err)
 		}
